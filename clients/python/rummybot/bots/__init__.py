@@ -1,0 +1,1 @@
+"""The bundled example bots: ``random_bot``, ``greedy`` and ``noisy`` (greedy with random mistakes)."""

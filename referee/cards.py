@@ -1,0 +1,142 @@
+"""Cards, packs and the text notation used in logs, records and the CLI.
+
+Notation (COM-1): rank then suit, ``"QS"`` (queen of spades), ``"TH"`` (ten of hearts; ``"10H"`` is read too),
+``"2C"``, ``"AD"``; ``"JK"`` is a printed joker. Suits: S H D C. Identical cards from several packs are equal
+values: a hand is a list, so duplicates are kept, and any copy may be played for another.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from referee.errors import InvalidAction
+
+__all__ = [
+    "Card",
+    "Rank",
+    "Suit",
+    "JOKER",
+    "build_deck",
+    "shuffled",
+    "parse_card",
+    "parse_cards",
+    "format_cards",
+    "remove_cards",
+    "contains_cards",
+]
+
+
+class Rank(enum.IntEnum):
+    """Card ranks; the values are the numbers used on the wire (``Rank`` enum of the proto)."""
+
+    JOKER = 0
+    ACE = 1
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    TEN = 10
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+
+
+class Suit(enum.IntEnum):
+    """Suits; ``NONE`` is the suit of a printed joker."""
+
+    NONE = 0
+    SPADES = 1
+    HEARTS = 2
+    DIAMONDS = 3
+    CLUBS = 4
+
+
+SUITS: tuple[Suit, ...] = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+NATURAL_RANKS: tuple[Rank, ...] = tuple(r for r in Rank if r is not Rank.JOKER)
+
+_RANK_TEXT = {Rank.ACE: "A", Rank.TEN: "T", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"}
+_TEXT_RANK = {"A": Rank.ACE, "T": Rank.TEN, "10": Rank.TEN, "J": Rank.JACK, "Q": Rank.QUEEN, "K": Rank.KING}
+_TEXT_RANK.update({str(n): Rank(n) for n in range(2, 10)})
+_SUIT_TEXT = {Suit.SPADES: "S", Suit.HEARTS: "H", Suit.DIAMONDS: "D", Suit.CLUBS: "C"}
+_TEXT_SUIT = {v: k for k, v in _SUIT_TEXT.items()}
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Card:
+    """One playing card. Ordered by rank then suit, so sorted hands read naturally."""
+
+    rank: Rank
+    suit: Suit
+
+    def __post_init__(self) -> None:
+        if (self.rank is Rank.JOKER) != (self.suit is Suit.NONE):
+            raise InvalidAction("BAD_CARD", f"a joker has no suit and every other card has one: {self.rank!r}/{self.suit!r}")
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank is Rank.JOKER
+
+    def __str__(self) -> str:
+        if self.rank is Rank.JOKER:
+            return "JK"
+        return _RANK_TEXT.get(self.rank, str(int(self.rank))) + _SUIT_TEXT[self.suit]
+
+    def __repr__(self) -> str:
+        return f"Card({self})"
+
+
+JOKER = Card(Rank.JOKER, Suit.NONE)
+
+
+def parse_card(text: str) -> Card:
+    """Read one card in the text notation; raise ``InvalidAction(BAD_CARD)`` on anything else."""
+    t = text.strip().upper()
+    if t in ("JK", "JO", "*"):
+        return JOKER
+    if len(t) < 2 or t[:-1] not in _TEXT_RANK or t[-1] not in _TEXT_SUIT:
+        raise InvalidAction("BAD_CARD", f"not a card: {text!r} (write rank then suit, e.g. QS, TH, 2C, or JK)")
+    return Card(_TEXT_RANK[t[:-1]], _TEXT_SUIT[t[-1]])
+
+
+def parse_cards(text: str) -> list[Card]:
+    """Read cards separated by spaces or commas: ``"AH 2H 3H"``."""
+    return [parse_card(tok) for tok in text.replace(",", " ").split()]
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def build_deck(packs: int = 1, jokers: int = 0) -> list[Card]:
+    """``packs`` standard 52-card packs plus ``jokers`` printed jokers, in a fixed order (COM-1)."""
+    deck = [Card(r, s) for _ in range(packs) for s in SUITS for r in NATURAL_RANKS]
+    deck.extend([JOKER] * jokers)
+    return deck
+
+
+def shuffled(cards: Sequence[Card], seed: int | str) -> list[Card]:
+    """A seeded shuffle (COM-5): the same seed always gives the same order."""
+    out = list(cards)
+    random.Random(str(seed)).shuffle(out)
+    return out
+
+
+def contains_cards(hand: Sequence[Card], cards: Iterable[Card]) -> bool:
+    """Whether ``hand`` holds all of ``cards``, counting duplicates."""
+    need = Counter(cards)
+    have = Counter(hand)
+    return all(have[c] >= n for c, n in need.items())
+
+
+def remove_cards(hand: list[Card], cards: Iterable[Card]) -> None:
+    """Remove ``cards`` from ``hand`` in place (one copy each); the caller has checked ``contains_cards``."""
+    for c in cards:
+        hand.remove(c)

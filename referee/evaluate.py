@@ -1,0 +1,45 @@
+"""The rules check for bot authors (``Evaluate`` RPC and ``referee evaluate``): meld validity, declaration
+validity and what the cards count, for any variant and its options."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from referee.cards import Card, Rank, parse_card, parse_cards
+from referee.variants import find
+from referee.variants.base import Evaluation
+
+__all__ = ["evaluate", "parse_groups", "evaluation_json"]
+
+
+def parse_groups(text: str) -> list[list[Card]]:
+    """``"AH 2H 3H | 5S 6S 7D 8S"`` -> groups of cards."""
+    return [parse_cards(part) for part in text.split("|") if part.strip()]
+
+
+def evaluate(variant: str, options: Mapping[str, str], wild_ranks: Sequence[Rank],
+             groups: Sequence[Sequence[Card]], seats: int | None = None) -> Evaluation:
+    """:raises InvalidOption: for an unknown variant or option. Printed jokers are wild where the variant says."""
+    v = find(variant)
+    rules = v.configure(options, seats or v.min_seats)
+    return v.evaluate(rules, frozenset(wild_ranks), [tuple(g) for g in groups])
+
+
+def wild_ranks_from_text(text: str) -> list[Rank]:
+    """A wild rank given as a card ("7H": sevens are wild) or a rank letter ("7", "A")."""
+    t = text.strip().upper()
+    if not t:
+        return []
+    if t == "JK":
+        return [Rank.JOKER]
+    card = parse_card(t if len(t) >= 2 and t[-1] in "SHDC" else t + "S")
+    return [card.rank]
+
+
+def evaluation_json(e: Evaluation) -> dict[str, Any]:
+    d = asdict(e)
+    for g in d["groups"]:
+        g["cards"] = [str(c) for c in g["cards"]]
+    return d

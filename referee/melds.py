@@ -1,0 +1,445 @@
+"""One meld engine for every variant: sets and runs with wilds, read under a variant's ``MeldRules``.
+
+A *reading* says what kind a meld is and what each card stands for. Wild cards may stand for any card, or be
+read as their natural selves where the variant allows it (IND-4: a wild-joker card used as itself is natural).
+The engine lists every reading of a group of cards; ``read_meld`` picks the one the player meant (the one
+they named, else the only kind possible, with wilds placed as high as they go) and ``extend_meld`` reads a
+lay-off with the meld's existing cards fixed where they are (COM-2, COM-3).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from referee.cards import NATURAL_RANKS, SUITS, Card, Rank, Suit
+from referee.errors import IllegalAction
+
+__all__ = [
+    "MeldKind",
+    "WildOnly",
+    "MeldRules",
+    "Placed",
+    "MeldReading",
+    "readings",
+    "read_meld",
+    "extend_meld",
+    "find_melds",
+    "ACE_HIGH",
+]
+
+ACE_HIGH = 14  # the position of a high ace in a run (Q-K-A)
+
+
+class MeldKind(enum.Enum):
+    SET = "SET"
+    RUN = "RUN"
+    WILD_SET = "WILD_SET"  # a meld of wild cards only, where a variant allows one (SKA-2, ARL-2)
+    SPECIAL = "SPECIAL"  # a variant's own pattern (ICE-4), never read by this engine
+    JOKERS = "JOKERS"  # a group of non-wild printed jokers (PER-1)
+
+
+class WildOnly(enum.Enum):
+    """What a group made only of wild-rank cards may be."""
+
+    FORBIDDEN = "forbidden"  # never a meld (FOR-2: no melds of deuces only)
+    NATURAL = "natural"  # valid when it reads naturally (IND: three wild-joker fives are a set of fives)
+    SPECIAL = "special"  # a special wild-only set of one wild rank (SKA-2 2s or jokers, ARL-2 deuces)
+
+
+@dataclass(frozen=True, slots=True)
+class MeldRules:
+    """A variant's limits on melds (COM-2: limits on length, duplicate suits and wilds are per variant)."""
+
+    sets: bool = True
+    runs: bool = True
+    min_set: int = 3
+    max_set: int | None = 4
+    set_distinct_suits: bool = False
+    min_run: int = 3
+    ace_low: bool = True
+    ace_high: bool = True
+    aces_meld: bool = True
+    max_wilds: int | None = None
+    wild_only: WildOnly = WildOnly.FORBIDDEN
+    min_wild_only: int = 3
+    wilds_as_natural: bool = True
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Placed:
+    """A card in a meld and what it stands for: ``rank`` (and, in a run, ``suit``; ``Suit.NONE`` in a set when a
+    wild stands for an unnamed suit). ``pos`` is its run position (1..14, 14 a high ace) or its rank in a set."""
+
+    pos: int
+    card: Card
+    rank: Rank
+    suit: Suit
+
+    @property
+    def is_wild(self) -> bool:
+        """True when the card stands in for another (a wild used as itself is natural, IND-4)."""
+        return self.card.rank != self.rank or (self.suit is not Suit.NONE and self.card.suit != self.suit)
+
+
+@dataclass(frozen=True, slots=True)
+class MeldReading:
+    kind: MeldKind
+    cards: tuple[Placed, ...]  # runs low to high; sets in a fixed order
+
+    @property
+    def wilds_used(self) -> int:
+        return sum(1 for p in self.cards if p.is_wild)
+
+    @property
+    def pure(self) -> bool:
+        return self.wilds_used == 0
+
+    @property
+    def rank(self) -> Rank:
+        return self.cards[0].rank
+
+    @property
+    def suit(self) -> Suit:
+        return self.cards[0].suit
+
+    @property
+    def low(self) -> int:
+        return min(p.pos for p in self.cards)
+
+    @property
+    def high(self) -> int:
+        return max(p.pos for p in self.cards)
+
+    @property
+    def raw(self) -> list[Card]:
+        return [p.card for p in self.cards]
+
+    def describe(self) -> str:
+        inner = " ".join(str(p.card) + (f"={_stands(p)}" if p.is_wild else "") for p in self.cards)
+        return f"{self.kind.value.lower()} [{inner}]"
+
+
+def _stands(p: Placed) -> str:
+    if p.suit is Suit.NONE:
+        return str(Card(p.rank, Suit.SPADES))[:-1]
+    return str(Card(p.rank, p.suit))
+
+
+def _is_wild(card: Card, wilds: Collection[Rank]) -> bool:
+    return card.rank in wilds
+
+
+def _rank_at(pos: int) -> Rank:
+    return Rank.ACE if pos == ACE_HIGH else Rank(pos)
+
+
+def _natural_pos(card: Card, window: range) -> int | None:
+    if card.rank is Rank.JOKER:
+        return None
+    if card.rank is Rank.ACE:
+        if 1 in window:
+            return 1
+        if ACE_HIGH in window:
+            return ACE_HIGH
+        return None
+    return int(card.rank) if int(card.rank) in window else None
+
+
+def _run_readings(
+    free: Sequence[Card], fixed: Sequence[Placed], rules: MeldRules, wilds: Collection[Rank]
+) -> list[MeldReading]:
+    n = len(free) + len(fixed)
+    if not rules.runs or n < rules.min_run or n > 13:
+        return []
+    if fixed:
+        if any(p.suit is Suit.NONE for p in fixed):
+            return []
+        suits = {fixed[0].suit}
+    else:
+        naturals = [c for c in free if not _is_wild(c, wilds)]
+        suits = {c.suit for c in naturals} if naturals else {c.suit for c in free if c.suit is not Suit.NONE}
+    out: list[MeldReading] = []
+    lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
+    hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
+    for suit in suits:
+        if suit is Suit.NONE or len(suits) > 1 and not fixed and any(
+            not _is_wild(c, wilds) and c.suit != suit for c in free
+        ):
+            continue
+        for low in range(lo_min, hi_max - n + 2):
+            window = range(low, low + n)
+            if 1 in window and ACE_HIGH in window:
+                continue
+            reading = _fill_run(free, fixed, suit, window, rules, wilds)
+            if reading is not None:
+                out.append(reading)
+    return out
+
+
+def _fill_run(
+    free: Sequence[Card], fixed: Sequence[Placed], suit: Suit, window: range, rules: MeldRules, wilds: Collection[Rank]
+) -> MeldReading | None:
+    taken: dict[int, Placed] = {}
+    for p in fixed:
+        if p.suit != suit or p.pos not in window or p.pos in taken:
+            return None
+        taken[p.pos] = p
+    wild_cards: list[Card] = []
+    for c in free:
+        if _is_wild(c, wilds):
+            wild_cards.append(c)
+            continue
+        pos = _natural_pos(c, window)
+        if c.suit != suit or pos is None or pos in taken:
+            return None
+        taken[pos] = Placed(pos, c, c.rank, suit)
+    stand_ins: list[Card] = []
+    for c in sorted(wild_cards, key=lambda c: c.is_joker):
+        pos = _natural_pos(c, window) if rules.wilds_as_natural and c.suit == suit else None
+        if pos is not None and pos not in taken:
+            taken[pos] = Placed(pos, c, c.rank, suit)
+        else:
+            stand_ins.append(c)
+    empty = [p for p in window if p not in taken]
+    if len(empty) != len(stand_ins):
+        return None
+    for pos, c in zip(empty, stand_ins):
+        taken[pos] = Placed(pos, c, _rank_at(pos), suit)
+    reading = MeldReading(MeldKind.RUN, tuple(taken[p] for p in window))
+    if rules.max_wilds is not None and reading.wilds_used > rules.max_wilds:
+        return None
+    if reading.wilds_used == n:
+        return None
+    return reading
+
+
+def _set_readings(
+    free: Sequence[Card], fixed: Sequence[Placed], rules: MeldRules, wilds: Collection[Rank]
+) -> list[MeldReading]:
+    n = len(free) + len(fixed)
+    if not rules.sets or n < rules.min_set or (rules.max_set is not None and n > rules.max_set):
+        return []
+    if fixed:
+        ranks = {fixed[0].rank}
+    else:
+        naturals = [c for c in free if not _is_wild(c, wilds)]
+        ranks = {c.rank for c in naturals} if naturals else ({c.rank for c in free} if rules.wilds_as_natural else set())
+    out = []
+    for rank in ranks:
+        if rank is Rank.ACE and not rules.aces_meld:
+            continue
+        if rank is Rank.JOKER and (Rank.JOKER in wilds):
+            continue
+        placed = list(fixed)
+        if any(p.rank != rank for p in placed):
+            continue
+        ok = True
+        stand_ins = []
+        for c in free:
+            if c.rank == rank:
+                placed.append(Placed(int(rank), c, rank, c.suit))
+            elif _is_wild(c, wilds):
+                stand_ins.append(c)
+            else:
+                ok = False
+                break
+        if not ok:
+            continue
+        if rules.set_distinct_suits:
+            natural_suits = [p.suit for p in placed if p.suit is not Suit.NONE]
+            if len(natural_suits) != len(set(natural_suits)):
+                # a wild of this rank duplicated in suit may still stand in for another suit
+                seen: set[Suit] = set()
+                keep = []
+                for p in placed:
+                    if p.suit is not Suit.NONE and p.suit in seen and _is_wild(p.card, wilds) and p not in fixed:
+                        stand_ins.append(p.card)
+                    else:
+                        seen.add(p.suit)
+                        keep.append(p)
+                placed = keep
+                natural_suits = [p.suit for p in placed if p.suit is not Suit.NONE]
+                if len(natural_suits) != len(set(natural_suits)):
+                    continue
+            if n > 4:
+                continue
+        placed.extend(Placed(int(rank), c, rank, Suit.NONE) for c in stand_ins)
+        reading = MeldReading(MeldKind.JOKERS if rank is Rank.JOKER else MeldKind.SET, tuple(sorted(placed)))
+        if rules.max_wilds is not None and reading.wilds_used > rules.max_wilds:
+            continue
+        if reading.wilds_used == n:
+            continue
+        out.append(reading)
+    return out
+
+
+def _wild_only_reading(
+    free: Sequence[Card], fixed: Sequence[Placed], rules: MeldRules, wilds: Collection[Rank]
+) -> list[MeldReading]:
+    cards = list(free) + [p.card for p in fixed]
+    n = len(cards)
+    if rules.wild_only is not WildOnly.SPECIAL or n < rules.min_wild_only:
+        return []
+    if rules.max_set is not None and n > rules.max_set:
+        return []
+    if fixed and any(not (p.card.rank == p.rank and p.card.rank in wilds) for p in fixed):
+        return []
+    ranks = {c.rank for c in cards}
+    if len(ranks) != 1 or next(iter(ranks)) not in wilds:
+        return []
+    placed = tuple(sorted(Placed(int(c.rank), c, c.rank, c.suit) for c in cards))
+    return [MeldReading(MeldKind.WILD_SET, placed)]
+
+
+def readings(
+    cards: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), fixed: Sequence[Placed] = ()
+) -> list[MeldReading]:
+    """Every valid reading of ``cards`` (plus ``fixed``, cards already placed in a meld) under ``rules``."""
+    all_cards = list(cards) + [p.card for p in fixed]
+    if all_cards and all(_is_wild(c, wilds) for c in all_cards):
+        if rules.wild_only is WildOnly.FORBIDDEN:
+            return []
+        if rules.wild_only is WildOnly.SPECIAL:
+            return _wild_only_reading(cards, fixed, rules, wilds)
+    if fixed and fixed[0].card.rank == fixed[0].rank and all(p.rank == fixed[0].rank for p in fixed) and len(
+        {p.pos for p in fixed}
+    ) == 1 and len(fixed) > 1:
+        found = _set_readings(cards, fixed, rules, wilds)
+    elif fixed and len({p.pos for p in fixed}) == len(fixed) and len(fixed) > 1:
+        found = _run_readings(cards, fixed, rules, wilds)
+    else:
+        found = _set_readings(cards, fixed, rules, wilds) + _run_readings(cards, fixed, rules, wilds)
+    unique: dict[tuple[MeldKind, tuple[Placed, ...]], MeldReading] = {}
+    for r in found:
+        unique.setdefault((r.kind, r.cards), r)
+    return list(unique.values())
+
+
+def _matches(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -> bool:
+    pool = list(reading.cards)
+    for wild, target in stands_for:
+        for p in pool:
+            if p.card == wild and p.rank == target.rank and (p.suit is Suit.NONE or p.suit == target.suit):
+                pool.remove(p)
+                break
+        else:
+            return False
+    return True
+
+
+def _choose(found: list[MeldReading], stands_for: Sequence[tuple[Card, Card]], what: str, rule: str) -> MeldReading:
+    if stands_for:
+        found = [r for r in found if _matches(r, stands_for)]
+        if not found:
+            raise IllegalAction("WILD_CANNOT_STAND_THERE", f"{what}: the wilds cannot stand for the named cards ({rule})")
+    kinds = {r.kind for r in found}
+    if len(kinds) > 1:
+        options = "; ".join(r.describe() for r in found[:4])
+        raise IllegalAction(
+            "AMBIGUOUS_WILD", f"{what} can be read several ways ({options}): say what each wild stands for ({rule})"
+        )
+    return max(found, key=lambda r: (r.high, -r.wilds_used))
+
+
+def read_meld(
+    cards: Sequence[Card],
+    rules: MeldRules,
+    wilds: Collection[Rank] = (),
+    stands_for: Sequence[tuple[Card, Card]] = (),
+    rule: str = "COM-2",
+) -> MeldReading:
+    """The reading of a new meld.
+
+    :raises IllegalAction: ``INVALID_MELD`` when no reading exists, ``AMBIGUOUS_WILD`` when it could be both a
+        set and a run and the player did not say which, ``WILD_CANNOT_STAND_THERE`` when a named reading is
+        impossible.
+    """
+    found = readings(cards, rules, wilds)
+    if not found:
+        raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards))} is not a valid set or run ({rule})")
+    return _choose(found, stands_for, " ".join(map(str, cards)), rule)
+
+
+def extend_meld(
+    meld: MeldReading,
+    cards: Sequence[Card],
+    rules: MeldRules,
+    wilds: Collection[Rank] = (),
+    stands_for: Sequence[tuple[Card, Card]] = (),
+    rule: str = "COM-2",
+) -> MeldReading:
+    """The reading of ``meld`` with ``cards`` laid off on it; the meld's cards keep what they stand for.
+
+    :raises IllegalAction: ``CANNOT_LAY_OFF`` when the cards do not fit the meld.
+    """
+    found = [r for r in readings(cards, rules, wilds, fixed=meld.cards) if r.kind == meld.kind]
+    if not found:
+        raise IllegalAction(
+            "CANNOT_LAY_OFF", f"{' '.join(map(str, cards))} does not fit on {meld.describe()} ({rule})"
+        )
+    return _choose(found, stands_for, f"{meld.describe()} + {' '.join(map(str, cards))}", rule)
+
+
+def find_melds(
+    hand: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), max_wilds: int | None = None
+) -> list[tuple[Card, ...]]:
+    """Every distinct group of cards from ``hand`` that reads as a valid new meld (sets and runs, with at most
+    ``max_wilds`` stand-ins, default the rules' limit). Used for legal-action lists, bots and best groupings."""
+    limit = rules.max_wilds if max_wilds is None else max_wilds
+    counts = Counter(hand)
+    wild_cards = sorted((c for c in hand if _is_wild(c, wilds)), key=lambda c: (not c.is_joker, c))
+    out: set[tuple[Card, ...]] = set()
+
+    def add(group: Iterable[Card]) -> None:
+        g = tuple(sorted(group))
+        if g not in out and readings(g, rules, wilds):
+            out.add(g)
+
+    nw = len(wild_cards) if limit is None else min(limit, len(wild_cards))
+    if rules.sets:
+        by_rank: dict[Rank, list[Card]] = {}
+        for c in counts:
+            by_rank.setdefault(c.rank, []).append(c)
+        top = rules.max_set if rules.max_set is not None else len(hand)
+        for rank, kinds in by_rank.items():
+            pool = [c for c in kinds for _ in range(counts[c])]
+            for size in range(1, min(len(pool), top) + 1):
+                for combo in set(itertools.combinations(sorted(pool), size)):
+                    for k in range(0, nw + 1):
+                        if size + k < rules.min_set or size + k > top:
+                            continue
+                        extra = [w for w in wild_cards if w not in combo or counts[w] > combo.count(w)]
+                        add(list(combo) + extra[:k])
+    if rules.runs:
+        lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
+        hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
+        for suit in SUITS:
+            for low in range(lo_min, hi_max + 1):
+                for high in range(low + rules.min_run - 1, hi_max + 1):
+                    if low == 1 and high == ACE_HIGH:
+                        continue
+                    group: list[Card] = []
+                    missing = 0
+                    for pos in range(low, high + 1):
+                        want = Card(_rank_at(pos), suit)
+                        if counts[want] > group.count(want) and not _is_wild(want, wilds):
+                            group.append(want)
+                        else:
+                            missing += 1
+                    if missing > nw:
+                        break
+                    spare = [w for w in wild_cards]
+                    add(group + spare[:missing])
+    if rules.wild_only is WildOnly.SPECIAL:
+        for rank in set(c.rank for c in wild_cards):
+            same = [c for c in wild_cards if c.rank == rank]
+            for size in range(rules.min_wild_only, len(same) + 1):
+                add(same[:size])
+    return sorted(out, key=lambda g: (-len(g), g))
+
+
+NATURAL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)

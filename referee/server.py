@@ -1,0 +1,328 @@
+"""The gRPC servicer: translates the wire to the rules core and back, nothing else (grpc.aio).
+
+``create_server(address)`` returns ``(server, port)`` for tests to bind port 0; ``EmbeddedReferee`` runs one on a
+background thread for tournaments and the demo. Health checking and reflection are on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+from referee import protocodec as codec
+from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
+from referee.logs import get_logger
+from referee.match import MatchConfig
+from referee.session import DEFAULT_TIME, Connection, MatchSession, TimeControl
+from referee.variants import all_variants, find
+
+__all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION"]
+
+VERSION = "0.1.0"
+JOIN_TIMEOUT_S = 10.0
+REASON_KEY = "rummy-reason"  # trailing metadata carrying the stable reason code
+
+# One table maps the referee's exceptions to gRPC status codes.
+STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
+    InvalidAction: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidOption: grpc.StatusCode.INVALID_ARGUMENT,
+    IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+
+async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, message: str) -> None:
+    context.set_trailing_metadata(((REASON_KEY, reason),))
+    await context.abort(code, f"{reason}: {message}")
+
+
+async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> None:
+    await _abort(context, STATUS_FOR.get(type(exc), grpc.StatusCode.INVALID_ARGUMENT), exc.code, exc.message)
+
+
+class RefereeService(pb_grpc.RefereeServicer):
+    def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
+                 default_time: TimeControl = DEFAULT_TIME, keep_finished: int = 10_000) -> None:
+        self.records_dir = records_dir
+        self.allow_stacked_decks = allow_stacked_decks
+        self.default_time = default_time
+        self.keep_finished = keep_finished
+        self.sessions: dict[str, MatchSession] = {}
+        self.finished: list[str] = []
+        self.bots: dict[str, Connection] = {}  # bot token -> its live connection
+        self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.log = get_logger(component="server")
+
+    # ------------------------------------------------------------ unary calls
+
+    async def ListVariants(self, request: pb.ListVariantsRequest, context: grpc.aio.ServicerContext) -> pb.ListVariantsResponse:
+        return pb.ListVariantsResponse(variants=[
+            pb.VariantInfo(name=v.name, aliases=list(v.aliases), title=v.title, min_seats=v.min_seats,
+                           max_seats=v.max_seats, team_play=v.team_play, lower_is_better=v.lower_is_better,
+                           options=[pb.OptionInfo(name=o.name, choices=list(o.choices), default_value=o.default,
+                                                  doc=o.doc, clause=o.clause) for o in v.options])
+            for v in all_variants()])
+
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
+        try:
+            session = self._create(request)
+        except RefereeError as exc:
+            await _abort_with(context, exc)
+            raise AssertionError("unreachable") from exc
+        return pb.CreateMatchResponse(match_id=session.match_id, seat_tokens=[s.token for s in session.seats])
+
+    def _create(self, request: pb.CreateMatchRequest) -> MatchSession:
+        if not request.seats:
+            raise InvalidOption("NO_SEATS", "CreateMatch needs one SeatSpec per seat")
+        if request.decks and not self.allow_stacked_decks:
+            raise InvalidOption("STACKED_DECKS_DISABLED", "explicit deck orders need a server run with --allow-stacked-decks")
+        tokens = [s.bot_token for s in request.seats]
+        named = [t for t in tokens if t]
+        if len(named) != len(set(named)):
+            raise InvalidOption("BOT_TOKEN_TWICE", "one bot connection may hold only one seat of a match: partners must "
+                                "not share a process, or they would see each other's hands (COM-6); start two")
+        variant = find(request.variant)
+        config = MatchConfig(
+            variant=variant.name, seats=len(request.seats), options=dict(request.options),
+            seed=request.seed if request.HasField("seed") else secrets.token_hex(8),
+            decks=tuple(codec.cards_from_pb(d.cards) for d in request.decks), teams=tuple(request.teams),
+            max_turns_per_hand=request.max_turns_per_hand or 400, max_hands=request.max_hands or 100,
+            forfeit_after=request.forfeit_after or None,
+        )
+        tc = request.time_control
+        time = TimeControl(per_move_ms=tc.per_move_ms or self.default_time.per_move_ms, bank_ms=tc.bank_ms,
+                           grace_ms=tc.grace_ms or self.default_time.grace_ms, connect_ms=self.default_time.connect_ms,
+                           max_rejections=self.default_time.max_rejections)
+        match_id = secrets.token_hex(6)
+        names = [s.name or f"seat{i}" for i, s in enumerate(request.seats)]
+        session = MatchSession(match_id, config, names, tokens, time, self.records_dir, on_finish=self._finished)
+        self.sessions[match_id] = session
+        for seat, token in enumerate(tokens):
+            if not token:
+                continue
+            conn = self.bots.get(token)
+            if conn is not None and not conn.closed:
+                session.attach(seat, conn)
+            else:
+                self.waiting.setdefault(token, []).append((session, seat))
+        task = asyncio.get_running_loop().create_task(session.run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        self.log.info("match_created", match_id=match_id, variant=variant.name, seats=names, seed_set=request.HasField("seed"))
+        return session
+
+    def _finished(self, session: MatchSession) -> None:
+        self.finished.append(session.match_id)
+        for token, seats in list(self.waiting.items()):
+            self.waiting[token] = [(s, i) for s, i in seats if s is not session]
+        while len(self.finished) > self.keep_finished:
+            self.sessions.pop(self.finished.pop(0), None)
+
+    async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+        session = self.sessions.get(request.match_id)
+        if session is None:
+            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
+            raise AssertionError("unreachable")
+        if request.wait:
+            await session.done.wait()
+        if session.result is not None:
+            return session.result
+        return pb.MatchResult(match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
+                              totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats])
+
+    async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.EvaluateResponse:
+        from referee.evaluate import evaluate
+
+        try:
+            groups = [codec.cards_from_pb(g.cards) for g in request.groups]
+            from referee.cards import Rank
+
+            result = evaluate(request.variant, dict(request.options), [Rank(r) for r in request.wild_ranks], groups,
+                              request.seats or None)
+        except RefereeError as exc:
+            await _abort_with(context, exc)
+            raise AssertionError("unreachable") from exc
+        return codec.evaluation_to_pb(result)
+
+    # ------------------------------------------------------------ streams
+
+    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchEvent]:
+        session = self.sessions.get(request.match_id)
+        if session is None:
+            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
+            return
+        if session.done.is_set():
+            return
+        queue: asyncio.Queue[pb.MatchEvent | None] = asyncio.Queue()
+        session.watchers.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            session.watchers.remove(queue)
+
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
+                   ) -> AsyncIterator[pb.RefereeMessage]:
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT_S)
+        except (TimeoutError, StopAsyncIteration):
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "NO_JOIN", "the first message must be a Join")
+            return
+        if first.WhichOneof("body") != "join":
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "NO_JOIN", "the first message must be a Join")
+            return
+        join = first.join
+        conn = Connection(join.bot_name or "bot")
+        cred = join.WhichOneof("credential")
+        if cred == "seat":
+            session = self.sessions.get(join.seat.match_id)
+            if session is None:
+                await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {join.seat.match_id!r}")
+                return
+            seat = next((i for i, s in enumerate(session.seats)
+                         if s.token and hmac.compare_digest(s.token, join.seat.token)), None)
+            if seat is None:
+                await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "BAD_SEAT_TOKEN",
+                             "that token is not a seat of this match: a token plays only its own seat")
+                return
+            conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
+            session.attach(seat, conn)
+        elif cred == "bot_token" and join.bot_token:
+            old = self.bots.get(join.bot_token)
+            if old is not None and not old.closed:
+                old.close()
+            conn.bot_token = join.bot_token
+            self.bots[join.bot_token] = conn
+            conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
+            for session, seat in self.waiting.pop(join.bot_token, []):
+                if not session.done.is_set():
+                    session.attach(seat, conn)
+            # reconnect: seats this token held in running matches
+            for session in self.sessions.values():
+                if session.done.is_set():
+                    continue
+                for seat, s in enumerate(session.seats):
+                    if s.bot_token == join.bot_token and s.conn is None:
+                        session.attach(seat, conn)
+        else:
+            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "NO_CREDENTIAL", "Join needs a seat token or a bot token")
+            return
+        reader = asyncio.get_running_loop().create_task(self._read(request_iterator, conn))
+        try:
+            while (msg := await conn.out.get()) is not None:
+                yield msg
+        finally:
+            reader.cancel()
+            conn.closed = True
+            if conn.bot_token and self.bots.get(conn.bot_token) is conn:
+                del self.bots[conn.bot_token]
+            for match_id, _seat in list(conn.seats):
+                session = self.sessions.get(match_id)
+                if session is not None:
+                    session.detach(conn)
+
+    async def _read(self, request_iterator: AsyncIterator[pb.PlayerMessage], conn: Connection) -> None:
+        try:
+            async for msg in request_iterator:
+                body = msg.WhichOneof("body")
+                if body == "action":
+                    session = self.sessions.get(msg.action.match_id)
+                    if session is not None:
+                        session.deliver(conn, msg.action.request_id, msg.action.action)
+                    else:
+                        conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
+                            match_id=msg.action.match_id, request_id=msg.action.request_id, code="NO_SUCH_MATCH",
+                            message=f"no match {msg.action.match_id!r} on this connection")))
+                elif body == "resign":
+                    session = self.sessions.get(msg.resign.match_id)
+                    if session is not None:
+                        session.resign(conn)
+        except (grpc.aio.AioRpcError, asyncio.CancelledError):
+            pass
+        finally:
+            conn.close()
+
+
+async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
+                        default_time: TimeControl = DEFAULT_TIME) -> tuple[grpc.aio.Server, int, RefereeService]:
+    """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service."""
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)])
+    service = RefereeService(records_dir, allow_stacked_decks, default_time)
+    pb_grpc.add_RefereeServicer_to_server(service, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("rummy.referee.v1.Referee", health_pb2.HealthCheckResponse.SERVING)
+    names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(names, server)
+    port = server.add_insecure_port(address)
+    await server.start()
+    return server, port, service
+
+
+class EmbeddedReferee:
+    """A referee on a background thread with its own event loop (tournaments, the demo, tests)."""
+
+    def __init__(self, records_dir: str | Path | None = None, allow_stacked_decks: bool = False,
+                 default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1") -> None:
+        self.records_dir = str(records_dir) if records_dir else None
+        self.allow_stacked_decks = allow_stacked_decks
+        self.default_time = default_time
+        self.host = host
+        self.address = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: grpc.aio.Server | None = None
+        self.service: RefereeService | None = None
+
+    def start(self) -> str:
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+
+            async def boot() -> None:
+                self._server, port, self.service = await create_server(
+                    f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time)
+                self.address = f"{self.host}:{port}"
+                ready.set()
+
+            loop.run_until_complete(boot())
+            loop.run_forever()
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="embedded-referee", daemon=True)
+        self._thread.start()
+        if not ready.wait(30):
+            raise RuntimeError("the embedded referee did not start")
+        return self.address
+
+    def stop(self, grace: float = 1.0) -> None:
+        if self._loop is None or self._server is None:
+            return
+        fut = asyncio.run_coroutine_threadsafe(self._server.stop(grace), self._loop)
+        fut.result(timeout=grace + 5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._loop = None
+
+    def __enter__(self) -> EmbeddedReferee:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

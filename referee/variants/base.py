@@ -1,0 +1,530 @@
+"""The rules core's shared vocabulary: actions, events, views, hand state, and the ``Variant`` protocol.
+
+A variant is pure: no I/O, clocks or threads. The match engine (``referee.match``) asks it who must decide
+what (``decision``), applies actions (``apply``, which raises ``IllegalAction`` and leaves the state unchanged),
+builds what each seat may see (``observe``), scores hands (``score``) and says when the game is over.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from referee.cards import Card, Rank
+from referee.errors import IllegalAction, InvalidOption
+from referee.melds import MeldKind, MeldReading, Placed
+
+__all__ = [
+    "Phase",
+    "PileView",
+    "Group",
+    "DrawStock",
+    "TakeDiscards",
+    "Meld",
+    "LayOff",
+    "ExchangeWild",
+    "Discard",
+    "Declare",
+    "Drop",
+    "EndTurn",
+    "Offer",
+    "AcceptOffer",
+    "DeclineOffer",
+    "Action",
+    "Event",
+    "TableMeld",
+    "HandState",
+    "Table",
+    "Decision",
+    "SeatView",
+    "HandScore",
+    "GameState",
+    "GameOutcome",
+    "OptionSpec",
+    "Evaluation",
+    "GroupVerdict",
+    "Variant",
+    "deal_round_robin",
+    "require",
+    "parse_options",
+    "private_event",
+    "seat_order",
+    "rank_by_totals",
+]
+
+
+class Phase(enum.Enum):
+    """Where a turn stands (DESIGN: DRAW -> PLAY repeated -> DISCARD; OFFER: answer a Skarney offer)."""
+
+    DRAW = "DRAW"
+    PLAY = "PLAY"
+    DISCARD = "DISCARD"
+    OFFER = "OFFER"
+
+
+class PileView(enum.Enum):
+    """How much of the discard pile the table sees."""
+
+    FANNED = "FANNED"  # every card (FH-2)
+    TOP = "TOP"  # the top card only (FOR-6, IND open deck)
+    NONE = "NONE"  # no pile at all (Skarney, Iceberg)
+
+
+# ---------------------------------------------------------------- actions (frozen: they are the record)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Cards meant as one meld, with what some wilds stand for: ``stands_for=((wild, as_card), ...)``."""
+
+    cards: tuple[Card, ...]
+    stands_for: tuple[tuple[Card, Card], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DrawStock:
+    """Draw the top card of the stock (closed deck)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDiscards:
+    """Take the top ``count`` cards of the discard pile (0 = the whole pile). Where the variant demands it, the
+    bottom-most card taken is melded at once: with ``meld`` (other cards from hand or among those taken) or laid
+    off on meld ``lay_off_on`` (FH-3, FOR-4, ARL-8)."""
+
+    count: int = 1
+    meld: Group | None = None
+    lay_off_on: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """Lay one or more new melds at once (a Skarney contract is laid in one action, SKA-3)."""
+
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff:
+    """Add cards to meld ``meld_id`` on the table."""
+
+    meld_id: int
+    cards: tuple[Card, ...]
+    stands_for: tuple[tuple[Card, Card], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeWild:
+    """Replace the wild ``wild`` in meld ``meld_id`` with the natural card ``natural`` it stands for, taking the
+    wild into hand (SKA-5, ARL-7)."""
+
+    meld_id: int
+    natural: Card
+    wild: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard one card, ending the turn (face up, or face down to one seat in Iceberg)."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """Declare (Indian rummy): the hand arranged in ``groups``, with ``discard`` the card put away (IND-7)."""
+
+    groups: tuple[Group, ...]
+    discard: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Drop out of the deal (IND-10)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """End the turn without discarding or offering, where the rules allow it (SKA-7 "one card")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """Offer a card to the other seats in turn (SKA-7)."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptOffer:
+    """Accept the card on offer."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineOffer:
+    """Decline the card on offer."""
+
+
+Action = (
+    DrawStock
+    | TakeDiscards
+    | Meld
+    | LayOff
+    | ExchangeWild
+    | Discard
+    | Declare
+    | Drop
+    | EndTurn
+    | Offer
+    | AcceptOffer
+    | DeclineOffer
+)
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. ``to=None`` is public; otherwise only the seats in ``to`` receive it.
+    ``not_to`` lists seats that get a private twin instead (the drawer sees "you drew 7H", others "drew")."""
+
+    kind: str
+    seat: int | None = None
+    cards: tuple[Card, ...] = ()
+    meld_id: int | None = None
+    count: int = 0
+    points: int = 0
+    text: str = ""
+    to: frozenset[int] | None = None
+    not_to: frozenset[int] = frozenset()
+
+    def visible_to(self, seat: int) -> bool:
+        if self.to is not None:
+            return seat in self.to
+        return seat not in self.not_to
+
+    @property
+    def public(self) -> bool:
+        return self.to is None
+
+
+def private_event(full: Event, seats: frozenset[int] | set[int], redacted: Event | None = None) -> list[Event]:
+    """``full`` for ``seats`` only, and for everyone else ``redacted`` (default: the same event without cards)."""
+    seats = frozenset(seats)
+    hidden = redacted if redacted is not None else replace(full, cards=(), text=full.text.split(":")[0])
+    return [replace(full, to=seats), replace(hidden, to=None, not_to=seats)]
+
+
+# ---------------------------------------------------------------- state
+
+
+@dataclass
+class TableMeld:
+    """A meld on the table: its reading, its owner, and who laid each card (FH-6 credits the layer)."""
+
+    id: int
+    owner: int
+    reading: MeldReading
+    laid_by: list[int]
+    kind: MeldKind | None = None  # overrides the reading's kind (e.g. ICE-4 special melds)
+    label: str = ""  # a variant's name for a special meld
+    laid_at_once: int = 0  # how many cards the first lay-down had
+
+    @property
+    def meld_kind(self) -> MeldKind:
+        return self.kind if self.kind is not None else self.reading.kind
+
+    @property
+    def cards(self) -> tuple[Placed, ...]:
+        return self.reading.cards
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What a new hand needs from the game: seats, dealer, hand number, teams and who is dealt in."""
+
+    seats: int
+    dealer: int
+    hand_number: int
+    teams: tuple[int, ...]
+    active: tuple[bool, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass
+class HandState:
+    """The whole truth of one hand. Variants subclass it for their own fields. Zones are shared so that the
+    hidden-information test can read any variant: ``hands``, ``stock``, ``discards`` (bottom to top, shown per
+    ``pile_view``), ``melds``, ``face_up`` (e.g. the wild-joker card), ``in_front`` (cards face up before a
+    seat, e.g. Iceberg aces) and ``face_down`` (cards on the table known only to some seats)."""
+
+    seats: int
+    dealer: int
+    hand_number: int
+    teams: tuple[int, ...]
+    active: list[bool]
+    hands: list[list[Card]]
+    stock: list[Card]
+    turn: int
+    phase: Phase
+    seed: str
+    pile_view: PileView = PileView.TOP
+    discards: list[Card] = field(default_factory=list)
+    melds: list[TableMeld] = field(default_factory=list)
+    face_up: list[Card] = field(default_factory=list)
+    in_front: list[list[Card]] = field(default_factory=list)
+    face_down: list[tuple[Card, frozenset[int]]] = field(default_factory=list)
+    wild_ranks: frozenset[Rank] = frozenset()
+    turns: int = 0
+    over: bool = False
+    end_reason: str = ""
+    went_out: int | None = None
+    next_meld_id: int = 1
+    restocks: int = 0
+
+    def rng(self, purpose: str) -> random.Random:
+        """A deterministic random source for chance inside a hand (a reshuffled stock, IND-14)."""
+        return random.Random(f"{self.seed}:{purpose}:{self.restocks}")
+
+    def meld(self, meld_id: int) -> TableMeld:
+        for m in self.melds:
+            if m.id == meld_id:
+                return m
+        raise IllegalAction("NO_SUCH_MELD", f"there is no meld {meld_id} on the table")
+
+    def add_meld(self, owner: int, reading: MeldReading, kind: MeldKind | None = None, label: str = "") -> TableMeld:
+        m = TableMeld(self.next_meld_id, owner, reading, [owner] * len(reading.cards), kind, label, len(reading.cards))
+        self.next_meld_id += 1
+        self.melds.append(m)
+        return m
+
+    def partners(self, seat: int) -> list[int]:
+        return [s for s in range(self.seats) if self.teams[s] == self.teams[seat]]
+
+    def next_seat(self, seat: int) -> int:
+        """The next seat clockwise (to the left, COM-4) still in the hand."""
+        for step in range(1, self.seats + 1):
+            s = (seat + step) % self.seats
+            if self.active[s]:
+                return s
+        return seat
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must choose now, in which phase; ``offer`` is the card on offer in an OFFER decision."""
+
+    seat: int
+    phase: Phase
+    offer: Card | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything one seat may know (COM-6), and nothing more."""
+
+    variant: str
+    seat: int
+    hand_number: int
+    dealer: int
+    turn: int
+    phase: Phase
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    stock_size: int
+    discard_pile: tuple[Card, ...]
+    discard_size: int
+    melds: tuple[TableMeld, ...]
+    face_up: tuple[Card, ...]
+    wild_ranks: tuple[Rank, ...]
+    in_front: tuple[tuple[Card, ...], ...]
+    received: tuple[Card, ...]  # face-down cards this seat knows (passed to it or by it)
+    teams: tuple[int, ...]
+    active: tuple[bool, ...]
+    totals: tuple[int, ...]
+    notes: tuple[tuple[str, str], ...] = ()  # variant facts: ("contract", "3 sets of 3"), ("offer", "7H")
+    offer: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """Points each seat adds to its total for the hand (penalties for lower-is-better variants)."""
+
+    points: tuple[int, ...]
+    winner: int | None
+    reason: str
+    details: tuple[str, ...] = ()
+
+
+@dataclass
+class GameState:
+    """Between hands: totals, hands played, who is eliminated (IND-13 pools)."""
+
+    seats: int
+    teams: tuple[int, ...]
+    totals: list[int]
+    hands_played: int = 0
+    eliminated: list[bool] = field(default_factory=list)
+    history: list[HandScore] = field(default_factory=list)
+
+    def team_totals(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for seat, team in enumerate(self.teams):
+            out[team] = out.get(team, 0) + self.totals[seat]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """The final ranking: groups of tied seats, best first, and why the game ended."""
+
+    ranking: tuple[tuple[int, ...], ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One documented rule variation (the first choice is the default)."""
+
+    name: str
+    choices: tuple[str, ...]
+    doc: str
+    clause: str
+
+    @property
+    def default(self) -> str:
+        return self.choices[0]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVerdict:
+    cards: tuple[Card, ...]
+    valid: bool
+    kind: str
+    pure: bool
+    reason: str
+    points: int
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The rules check for bot authors: each group's verdict, the whole as a declaration, the count."""
+
+    groups: tuple[GroupVerdict, ...]
+    declaration_valid: bool
+    declaration_reason: str
+    hand_points: int
+    melded_points: int
+    detail: str = ""
+
+
+@runtime_checkable
+class Variant(Protocol):
+    """The rules of one game. Every method is pure; state is changed only by ``apply``."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    team_play: ClassVar[bool]  # seats play in two partnerships sitting opposite
+    lower_is_better: ClassVar[bool]
+    options: ClassVar[tuple[OptionSpec, ...]]
+
+    def configure(self, options: Mapping[str, str], seats: int) -> Any:
+        """Read the options into the variant's rules record. :raises InvalidOption:"""
+
+    def deck(self, rules: Any, seats: int) -> list[Card]:
+        """The unshuffled cards of a deal for ``seats`` players."""
+
+    def new_hand(self, rules: Any, table: Table, deck: list[Card], seed: str) -> HandState:
+        """Deal ``deck`` (top card first) for a new hand; ``seed`` seeds chance inside the hand."""
+
+    def decision(self, state: HandState) -> Decision | None:
+        """Who must choose what now; None when the hand is over."""
+
+    def legal_actions(self, state: HandState, seat: int) -> list[Action]:
+        """Legal actions for the deciding seat: every simple one, and the melds found by the meld finder."""
+
+    def apply(self, state: HandState, seat: int, action: Action) -> list[Event]:
+        """Apply one action. :raises IllegalAction: (state unchanged) :raises InvalidAction:"""
+
+    def default_action(self, state: HandState, seat: int, missed_turns: int) -> Action:
+        """The move made for a seat that missed its deadline (``missed_turns`` consecutive turns so far)."""
+
+    def observe(self, state: HandState, seat: int) -> SeatView:
+        """What ``seat`` may see."""
+
+    def score(self, state: HandState) -> HandScore:
+        """Score the hand, including one stopped early (``state.end_reason`` says why)."""
+
+    def game_outcome(self, rules: Any, game: GameState, max_hands: int) -> GameOutcome | None:
+        """The final ranking if the game is over after ``game.hands_played`` hands, else None."""
+
+    def evaluate(self, rules: Any, wild_ranks: frozenset[Rank], groups: Sequence[Sequence[Card]]) -> Evaluation:
+        """Rules check: meld validity, declaration validity and card counts for ``groups``."""
+
+
+# ---------------------------------------------------------------- helpers shared by variants
+
+
+def seat_order(seats: int, dealer: int, active: Sequence[bool] | None = None) -> list[int]:
+    """Seats from the dealer's left, clockwise (COM-4), skipping those not dealt in."""
+    order = [(dealer + k) % seats for k in range(1, seats + 1)]
+    return [s for s in order if active is None or active[s]]
+
+
+def deal_round_robin(deck: list[Card], order: Sequence[int], per_seat: int, seats: int) -> list[list[Card]]:
+    """Deal ``per_seat`` cards one at a time to ``order`` from the top of ``deck`` (removed from it)."""
+    hands: list[list[Card]] = [[] for _ in range(seats)]
+    for _ in range(per_seat):
+        for s in order:
+            hands[s].append(deck.pop(0))
+    return hands
+
+
+def require(condition: bool, code: str, message: str) -> None:
+    """Raise ``IllegalAction(code, message)`` unless ``condition``; the message should name the rule."""
+    if not condition:
+        raise IllegalAction(code, message)
+
+
+def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str], variant: str) -> dict[str, str]:
+    """Options with defaults filled in. :raises InvalidOption: naming the option and its allowed values."""
+    known = {s.name: s for s in specs}
+    out = {s.name: s.default for s in specs}
+    for key, value in given.items():
+        spec = known.get(key)
+        if spec is None:
+            raise InvalidOption("UNKNOWN_OPTION", f"{variant} has no option {key!r}; it has: {', '.join(known) or 'none'}")
+        value = str(value).strip().lower()
+        if spec.choices and not _choice_ok(spec, value):
+            raise InvalidOption(
+                "BAD_OPTION_VALUE", f"{variant} option {key} = {value!r} is not one of {', '.join(spec.choices)} ({spec.clause})"
+            )
+        out[key] = value
+    return out
+
+
+def _choice_ok(spec: OptionSpec, value: str) -> bool:
+    if value in spec.choices:
+        return True
+    # an integer choice written as "<int>" accepts any positive integer
+    return "<int>" in spec.choices and value.isdigit() and int(value) > 0
+
+
+def rank_by_totals(game: GameState, lower_is_better: bool) -> tuple[tuple[int, ...], ...]:
+    """Seats grouped by their team's total, best first; eliminated seats (IND-13 pools) after the rest."""
+    team_total = game.team_totals()
+    keyed: dict[tuple[bool, int], list[int]] = {}
+    for s in range(game.seats):
+        t = team_total[game.teams[s]]
+        gone = game.eliminated[s] if game.eliminated else False
+        keyed.setdefault((gone, t if lower_is_better else -t), []).append(s)
+    return tuple(tuple(keyed[k]) for k in sorted(keyed))
