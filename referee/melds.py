@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import itertools
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from referee.cards import NATURAL_RANKS, SUITS, Card, Rank, Suit
@@ -212,7 +212,7 @@ def _fill_run(
     reading = MeldReading(MeldKind.RUN, tuple(taken[p] for p in window))
     if rules.max_wilds is not None and reading.wilds_used > rules.max_wilds:
         return None
-    if reading.wilds_used == n:
+    if reading.wilds_used == len(window):
         return None
     return reading
 
@@ -351,14 +351,15 @@ def read_meld(
     wilds: Collection[Rank] = (),
     stands_for: Sequence[tuple[Card, Card]] = (),
     rule: str = "COM-2",
+    accept: Callable[[MeldReading], bool] | None = None,
 ) -> MeldReading:
-    """The reading of a new meld.
+    """The reading of a new meld; ``accept`` (optional) drops readings a variant's own rule forbids (ARL-3).
 
     :raises IllegalAction: ``INVALID_MELD`` when no reading exists, ``AMBIGUOUS_WILD`` when it could be both a
         set and a run and the player did not say which, ``WILD_CANNOT_STAND_THERE`` when a named reading is
         impossible.
     """
-    found = readings(cards, rules, wilds)
+    found = [r for r in readings(cards, rules, wilds) if accept is None or accept(r)]
     if not found:
         raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards))} is not a valid set or run ({rule})")
     return _choose(found, stands_for, " ".join(map(str, cards)), rule)
@@ -371,12 +372,16 @@ def extend_meld(
     wilds: Collection[Rank] = (),
     stands_for: Sequence[tuple[Card, Card]] = (),
     rule: str = "COM-2",
+    accept: Callable[[MeldReading], bool] | None = None,
 ) -> MeldReading:
     """The reading of ``meld`` with ``cards`` laid off on it; the meld's cards keep what they stand for.
+    ``accept`` (optional) drops readings a variant's own rule forbids (ARL-3).
 
     :raises IllegalAction: ``CANNOT_LAY_OFF`` when the cards do not fit the meld.
     """
-    found = [r for r in readings(cards, rules, wilds, fixed=meld.cards) if r.kind == meld.kind]
+    found = [
+        r for r in readings(cards, rules, wilds, fixed=meld.cards) if r.kind == meld.kind and (accept is None or accept(r))
+    ]
     if not found:
         raise IllegalAction(
             "CANNOT_LAY_OFF", f"{' '.join(map(str, cards))} does not fit on {meld.describe()} ({rule})"

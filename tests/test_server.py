@@ -1,0 +1,237 @@
+"""The referee over gRPC on 127.0.0.1: matches between SDK bots, typed errors for bad input, deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+from referee.replay import replay_file
+from referee.server import REASON_KEY, EmbeddedReferee
+from referee.session import TimeControl
+from referee.variants.base import Discard
+from rummybot.bots.base import PolicyBot
+from rummybot.policies import random_policy
+from rummybot.sdk import run_bot
+
+FAST = TimeControl(per_move_ms=2000, grace_ms=300, connect_ms=5000)
+
+
+@pytest.fixture(scope="module")
+def referee(tmp_path_factory):
+    records = tmp_path_factory.mktemp("records")
+    with EmbeddedReferee(records_dir=records, allow_stacked_decks=True, default_time=FAST) as ref:
+        yield ref
+
+
+@pytest.fixture()
+def stub(referee):
+    with grpc.insecure_channel(referee.address) as channel:
+        yield pb_grpc.RefereeStub(channel)
+
+
+def create(stub, variant="indian", seats=2, **kw):
+    return stub.CreateMatch(pb.CreateMatchRequest(variant=variant, seats=[pb.SeatSpec(name=f"s{i}") for i in range(seats)],
+                                                  seed="server-test", **kw))
+
+
+def random_bot(seed=0):
+    return PolicyBot("random", lambda variant: random_policy, seed=seed)
+
+
+async def play_all(address, match_id, tokens, bots):
+    return await asyncio.gather(*(run_bot(b, address, match_id=match_id, token=t) for b, t in zip(bots, tokens, strict=True)))
+
+
+def test_list_variants_health_and_reflection(referee, stub):
+    names = {v.name for v in stub.ListVariants(pb.ListVariantsRequest()).variants}
+    assert "indian" in names
+    with grpc.insecure_channel(referee.address) as channel:
+        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="rummy.referee.v1.Referee"))
+        assert status.status == health_pb2.HealthCheckResponse.SERVING
+        from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+        reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+        responses = reflect.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        services = {s.name for r in responses for s in r.list_services_response.service}
+        assert "rummy.referee.v1.Referee" in services
+
+
+def test_a_match_between_two_sdk_bots_completes_and_its_record_replays(referee, stub):
+    created = create(stub, options={"format": "deals-2"})
+    results = asyncio.run(play_all(referee.address, created.match_id, created.seat_tokens, [random_bot(1), random_bot(2)]))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert final.status == pb.MATCH_STATUS_FINISHED and len(final.hands) == 2
+    assert results[0][-1].ranking == final.ranking
+    replayed = replay_file(final.record_path)
+    assert replayed["result"]["totals"] == list(final.totals)
+
+
+def test_a_wrong_seat_token_is_denied_with_a_reason(referee, stub):
+    created = create(stub)
+
+    async def join():
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            call = pb_grpc.RefereeStub(ch).Play(iter([pb.PlayerMessage(join=pb.Join(
+                seat=pb.SeatCredential(match_id=created.match_id, token="not-a-token")))]))
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                async for _ in call:
+                    pass
+            return err.value, await call.trailing_metadata()
+
+    err, trailers = asyncio.run(join())
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED and "BAD_SEAT_TOKEN" in err.details()
+    assert (REASON_KEY, "BAD_SEAT_TOKEN") in tuple((m.key, m.value) for m in trailers)
+
+
+def test_a_stream_that_does_not_start_with_join_is_invalid(referee):
+    async def go():
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            call = pb_grpc.RefereeStub(ch).Play(iter([pb.PlayerMessage(resign=pb.Resign(match_id="x"))]))
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                async for _ in call:
+                    pass
+            return err.value
+
+    err = asyncio.run(go())
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and "NO_JOIN" in err.details()
+
+
+def test_bad_create_requests_get_typed_errors(stub):
+    with pytest.raises(grpc.RpcError) as err:
+        create(stub, variant="no-such-game")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "UNKNOWN_VARIANT" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        create(stub, options={"no_such_option": "1"})
+    assert "UNKNOWN_OPTION" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        create(stub, seats=9)
+    assert "BAD_SEAT_COUNT" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        stub.GetResult(pb.GetResultRequest(match_id="nope"))
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+class LiarBot(PolicyBot):
+    """First sends garbage and an illegal discard for each request, then plays legally."""
+
+    def __init__(self):
+        super().__init__("liar", lambda variant: random_policy, seed=3)
+        self.rejections: list[tuple[str, str]] = []
+        self.lied: set[int] = set()
+
+    def decide(self, view, legal, request):
+        if request.request_id not in self.lied and len(self.lied) < 3:
+            self.lied.add(request.request_id)
+            missing = next(c for c in __import__("referee.cards", fromlist=["build_deck"]).build_deck(1)
+                           if c not in view.hand)
+            return Discard(missing)
+        return super().decide(view, legal, request)
+
+    def on_rejected(self, view, legal, code, message):
+        self.rejections.append((code, message))
+        return random.Random(len(self.rejections)).choice(list(legal))
+
+
+def test_an_illegal_action_is_rejected_with_a_code_and_the_match_still_completes(referee, stub):
+    created = create(stub)
+    liar = LiarBot()
+    asyncio.run(play_all(referee.address, created.match_id, created.seat_tokens, [liar, random_bot(4)]))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert final.status == pb.MATCH_STATUS_FINISHED and final.ranking
+    assert liar.rejections, "the illegal discards were not rejected"
+    codes = {c for c, _ in liar.rejections}
+    assert codes <= {"CARD_NOT_IN_HAND", "WRONG_PHASE"}, codes
+    assert all("(" in m and "-" in m for _, m in liar.rejections), "messages name the rule clause"
+
+
+def test_a_malformed_action_is_rejected_as_malformed(referee, stub):
+    created = create(stub)
+
+    async def go():
+        seen = []
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            out: asyncio.Queue = asyncio.Queue()
+            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+                                                                                 token=created.seat_tokens[1]))))
+
+            async def gen():
+                while (m := await out.get()) is not None:
+                    yield m
+
+            other = asyncio.create_task(run_bot(random_bot(5), referee.address, match_id=created.match_id,
+                                                token=created.seat_tokens[0]))
+            call = pb_grpc.RefereeStub(ch).Play(gen())
+            async for msg in call:
+                kind = msg.WhichOneof("body")
+                if kind == "decision":
+                    d = msg.decision
+                    if not seen:
+                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
+                                                                                action=pb.Action())))
+                    out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
+                                                                            action=d.legal_actions[0])))
+                elif kind == "rejected":
+                    seen.append(msg.rejected.code)
+                elif kind == "match_result":
+                    break
+            out.put_nowait(None)
+            await other
+        return seen
+
+    codes = asyncio.run(go())
+    assert codes and codes[0] == "NO_ACTION"
+
+
+def test_a_missed_deadline_gets_the_default_move_and_the_match_completes(referee, stub):
+    """IND-11 applies over the wire: a silent seat misses turns and the match still ends with a result."""
+    created = create(stub, time_control=pb.TimeControl(per_move_ms=40, grace_ms=100))
+
+    class Silent(PolicyBot):
+        async def decide(self, view, legal, request):
+            await asyncio.sleep(3600)
+
+    async def go():
+        silent = asyncio.create_task(run_bot(Silent("silent", lambda v: random_policy), referee.address,
+                                             match_id=created.match_id, token=created.seat_tokens[0]))
+        await run_bot(random_bot(6), referee.address, match_id=created.match_id, token=created.seat_tokens[1])
+        silent.cancel()
+
+    asyncio.run(go())
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert final.status == pb.MATCH_STATUS_FINISHED
+    assert list(final.ranking[0].seats) == [1], "the silent seat loses"
+
+
+def test_one_bot_connection_plays_match_after_match(referee, stub):
+    async def go():
+        bots = [asyncio.create_task(run_bot(random_bot(i), referee.address, bot_token=f"lobby-{i}", max_matches=3))
+                for i in range(2)]
+        await asyncio.sleep(0.2)
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            s = pb_grpc.RefereeStub(ch)
+            ids = []
+            for k in range(3):
+                r = await s.CreateMatch(pb.CreateMatchRequest(variant="indian", seed=f"lobby{k}",
+                                                              seats=[pb.SeatSpec(name=f"b{i}", bot_token=f"lobby-{i}") for i in range(2)]))
+                ids.append(r.match_id)
+            finals = [await s.GetResult(pb.GetResultRequest(match_id=m, wait=True)) for m in ids]
+        played = await asyncio.gather(*bots)
+        return finals, played
+
+    finals, played = asyncio.run(go())
+    assert all(f.status == pb.MATCH_STATUS_FINISHED for f in finals)
+    assert [len(p) for p in played] == [3, 3]
+
+
+def test_stacked_decks_are_refused_unless_the_server_allows_them():
+    with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
+        s = pb_grpc.RefereeStub(ch)
+        with pytest.raises(grpc.RpcError) as err:
+            create(s, decks=[pb.Cards(cards=[pb.Card(rank=1, suit=1)])])
+        assert "STACKED_DECKS_DISABLED" in err.value.details()
