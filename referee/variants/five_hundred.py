@@ -225,10 +225,6 @@ def _fits(card: Card, meld: TableMeld, wilds: frozenset[Rank]) -> bool:
 
 def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
             stands_for: Sequence[tuple[Card, Card]] = (), rule: str = "FH-6") -> MeldReading:
-    if meld.meld_kind is MeldKind.JOKERS:
-        # a meld of jokers (PER-1) takes only jokers, up to four
-        require(all(c.is_joker for c in cards) and len(meld.cards) + len(cards) <= 4, "CANNOT_LAY_OFF",
-                f"{format_cards(cards)} does not fit on a meld of jokers ({rule}, PER-1)")
     return extend_meld(meld.reading, cards, rules.meld_rules, rules.wilds, stands_for, rule)
 
 

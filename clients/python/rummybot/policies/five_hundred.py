@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 
-from referee.cards import Card
+from referee.cards import Card, Rank
 from referee.errors import IllegalAction
 from referee.melds import extend_meld, find_melds, read_meld
 from referee.variants import find
@@ -43,11 +43,8 @@ def _fits_table(card: Card, melds: Sequence[TableMeld], rules: FiveHundredRules)
             r = extend_meld(m.reading, (card,), rules.meld_rules, rules.wilds)
         except IllegalAction:
             continue
-        if m.meld_kind.value == "JOKERS" and len(m.cards) >= 4:
-            continue
-        fixed = Counter(m.cards)
-        added = [p for p in r.cards if not fixed.get(p) or not fixed.subtract([p])]
-        return sum(melded_value(p, r.kind, rules) for p in added[:1]) or in_hand_value(card, rules)
+        added = Counter(r.cards) - Counter(m.cards)
+        return sum(melded_value(p, r.kind, rules) for p in added.elements())
     return 0
 
 
@@ -97,32 +94,34 @@ def _take_gain(view: SeatView, take: TakeDiscards, rules: FiveHundredRules, now:
     return immediate + later - now - risk * sum(in_hand_value(c, rules) * n for c, n in dead_extra.items())
 
 
-def _promise(card: Card, hand: Sequence[Card]) -> int:
-    """How many cards of ``hand`` could join ``card`` in a meld soon (same rank, or same suit within two)."""
+def _promise(card: Card, others: Sequence[Card]) -> int:
+    """How many of ``others`` could join ``card`` in a meld soon (same rank, or same suit within two places)."""
     out = 0
-    for c in hand:
-        if c is card:
-            continue
+    for c in others:
         if c.rank == card.rank:
             out += 2
-        elif c.suit == card.suit and abs(int(c.rank) - int(card.rank)) <= 2:
+        elif c.suit == card.suit and min(abs(a - b) for a in _places(c) for b in _places(card)) <= 2:
             out += 1
     return out
 
 
+def _places(card: Card) -> tuple[int, ...]:
+    return (1, 14) if card.rank is Rank.ACE else (int(card.rank),)
+
+
 def _discard(view: SeatView, legal: Sequence[Action], rules: FiveHundredRules) -> Action:
     discards = [a for a in legal if isinstance(a, Discard)]
-    hand = list(view.hand)
     if not discards:
         return legal[0]
+    hand = list(view.hand)
 
-    def keep(a: Discard) -> tuple[int, int]:
-        promise = 0 if a.card.rank in rules.wilds else _promise(a.card, [c for c in hand if c != a.card])
-        wild = 1 if a.card.rank in rules.wilds else 0
-        # dead first, then the card counting most in hand; never a wild while anything else can go
-        return (wild, min(promise, 2) * 100 - in_hand_value(a.card, rules) * (1 if promise == 0 else 0) + promise)
+    def order(a: Discard) -> tuple[bool, int, int]:
+        # never a wild while anything else can go; then the card with least promise; then the costliest in hand
+        wild = a.card.rank in rules.wilds
+        promise = _promise(a.card, [c for c in hand if c != a.card])
+        return (wild, min(promise, 3), -in_hand_value(a.card, rules))
 
-    return min(discards, key=lambda a: (keep(a), -in_hand_value(a.card, rules)))
+    return min(discards, key=order)
 
 
 def greedy(view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
