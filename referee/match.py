@@ -207,8 +207,11 @@ class Match:
         table = Table(g.seats, self.dealer, n, self.teams, tuple(not e for e in g.eliminated), tuple(g.totals))
         self.state = self.variant.new_hand(self.rules, table, deck, f"{self.config.seed}:{n}")
         ev = Event("HAND_STARTED", self.dealer, count=n, text=f"hand {n}, dealer seat {self.dealer}")
-        self.log.append(ev)
-        events = [ev]
+        events = [ev, *self.state.opening_events]
+        self.state.opening_events = []
+        self.log.extend(events)
+        for e in events[1:]:
+            self._record({"type": "event", **event_json(e)})
         if self.variant.decision(self.state) is None:  # a hand can end at once (an empty stock, a forced end)
             events += self._end_hand()
         return events

@@ -313,7 +313,15 @@ class EmbeddedReferee:
     def stop(self, grace: float = 1.0) -> None:
         if self._loop is None or self._server is None:
             return
-        fut = asyncio.run_coroutine_threadsafe(self._server.stop(grace), self._loop)
+        async def shutdown() -> None:
+            assert self._server is not None
+            await self._server.stop(grace)
+            if self.service is not None:
+                for task in list(self.service.tasks):
+                    task.cancel()
+                await asyncio.gather(*self.service.tasks, return_exceptions=True)
+
+        fut = asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
         fut.result(timeout=grace + 5)
         self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:

@@ -113,7 +113,8 @@ class TournamentConfig:
     output: Path = Path("tournament-output")
     max_turns_per_hand: int | None = None
     max_hands: int | None = None
-    forfeit_after: int | None = None
+    forfeit_after: int | None = None  # consecutive missed turns that forfeit a seat; None: the variant's default
+    process_per_match: bool = False  # start each bot afresh for every seat (--match ID --token T) instead
     match_timeout_s: float = 3600.0  # a match still unfinished after this is abandoned (and replayed next run)
     ratings: RatingOptions = RatingOptions()
     source: Path | None = None  # the file it was read from
@@ -201,7 +202,7 @@ def parse_config(
         (
             "variant", "options", "seats", "games_per_pairing", "schedule", "candidates", "pool", "games",
             "time_control", "concurrency", "seed", "output", "max_turns_per_hand", "max_hands", "forfeit_after",
-            "match_timeout_s",
+            "match_timeout_s", "process_per_match",
         ),
     )
 
@@ -291,7 +292,8 @@ def parse_config(
         output=output,
         max_turns_per_hand=_int(t, "tournament.max_turns_per_hand", "max_turns_per_hand", minimum=1),
         max_hands=_int(t, "tournament.max_hands", "max_hands", minimum=1),
-        forfeit_after=_int(t, "tournament.forfeit_after", "forfeit_after", minimum=0),
+        forfeit_after=_int(t, "tournament.forfeit_after", "forfeit_after", minimum=1),
+        process_per_match=_bool(t, "tournament.process_per_match", "process_per_match", default=False),
         match_timeout_s=float(timeout),
         ratings=ratings,
         source=source,
@@ -401,6 +403,13 @@ def _int(table: Mapping[str, Any], key: str, name: str, required: bool = False, 
         raise ConfigError(key, f"must be an integer, not {_show(v)}")
     if minimum is not None and v < minimum:
         raise ConfigError(key, f"must be at least {minimum}, not {v}")
+    return v
+
+
+def _bool(table: Mapping[str, Any], key: str, name: str, default: bool) -> bool:
+    v = table.get(name, default)
+    if not isinstance(v, bool):
+        raise ConfigError(key, f"must be true or false, not {_show(v)}")
     return v
 
 

@@ -285,6 +285,7 @@ class HandState:
     went_out: int | None = None
     next_meld_id: int = 1
     restocks: int = 0
+    opening_events: list[Event] = field(default_factory=list)  # forced steps done while dealing (ICE-2)
 
     def rng(self, purpose: str) -> random.Random:
         """A deterministic random source for chance inside a hand (a reshuffled stock, IND-14)."""

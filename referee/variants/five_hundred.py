@@ -22,13 +22,14 @@ Choices where RULES.md is silent (see the module's report):
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from referee.cards import Card, Rank, build_deck, contains_cards, format_cards, remove_cards
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
-from referee.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
+from referee.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld, readings
 from referee.variants.base import (
     Action,
     Decision,
@@ -71,6 +72,7 @@ __all__ = [
     "in_hand_value",
     "meld_points",
     "ways_to_meld",
+    "melds_in",
 ]
 
 MAX_LISTED = 60  # legal_actions stays near this size (discards are always all listed)
@@ -158,7 +160,7 @@ def ways_to_meld(bottom: Card, pool: Sequence[Card], rules: FiveHundredRules) ->
         if not any(c.rank in wilds for c in near) and not _could_meld(bottom, near, rules.meld_rules):
             return []  # the common case, decided without the meld finder
     scored: list[tuple[int, tuple[Card, ...]]] = []
-    for group in find_melds([*near, bottom], rules.meld_rules, wilds):
+    for group in melds_in([*near, bottom], rules):
         if bottom not in group:
             continue
         try:
@@ -170,6 +172,20 @@ def ways_to_meld(bottom: Card, pool: Sequence[Card], rules: FiveHundredRules) ->
         scored.append((meld_points(reading, rules), tuple(others)))
     scored.sort(key=lambda t: (-t[0], len(t[1])))
     return [others for _, others in scored]
+
+
+def melds_in(hand: Sequence[Card], rules: FiveHundredRules) -> list[tuple[Card, ...]]:
+    """Every group of ``hand`` that melds (``melds.find_melds``), skipping the finder when a quick count shows
+    that no set or run of three is possible."""
+    if not any(c.rank in rules.wilds for c in hand):
+        mr = rules.meld_rules
+        ranks = Counter(c.rank for c in hand)
+        runs = {s: set().union(*(_positions(c, mr) for c in hand if c.suit == s)) for s in {c.suit for c in hand}}
+        if not (mr.sets and max(ranks.values(), default=0) >= 3) and not (
+            mr.runs and any({p + 1, p + 2} <= have for have in runs.values() for p in have)
+        ):
+            return []
+    return find_melds(hand, rules.meld_rules, rules.wilds)
 
 
 def _positions(card: Card, mr: MeldRules) -> set[int]:
@@ -305,7 +321,7 @@ class _FiveHundredFamily:
         discards: list[Action] = [Discard(c) for c in sorted(set(hand))]
         room = max(MAX_LISTED - len(discards), 12)
         melds: list[tuple[int, Action]] = []
-        for group in find_melds(hand, rules.meld_rules, rules.wilds):
+        for group in melds_in(hand, rules):
             try:
                 reading = read_meld(group, rules.meld_rules, rules.wilds)
             except IllegalAction:
@@ -617,8 +633,10 @@ class _FiveHundredFamily:
             try:
                 reading = read_meld(cards, rules.meld_rules, wilds, rule="FH-5")
             except IllegalAction as exc:
-                verdicts.append(GroupVerdict(cards, exc.code == "AMBIGUOUS_WILD", "AMBIGUOUS" if exc.code ==
-                                             "AMBIGUOUS_WILD" else "", False, exc.code, 0, exc.message))
+                found = readings(cards, rules.meld_rules, wilds) if exc.code == "AMBIGUOUS_WILD" else []
+                kinds = "/".join(sorted({r.kind.value for r in found}))
+                verdicts.append(GroupVerdict(cards, bool(found), kinds, False, exc.code,
+                                             max((meld_points(r, rules) for r in found), default=0), exc.message))
                 continue
             verdicts.append(GroupVerdict(cards, True, reading.kind.value, reading.pure, "",
                                          meld_points(reading, rules), reading.describe()))

@@ -14,10 +14,10 @@ from functools import cache
 
 from referee.cards import Card, Rank
 from referee.errors import IllegalAction
-from referee.melds import extend_meld, find_melds, read_meld
+from referee.melds import extend_meld, read_meld
 from referee.variants import find
 from referee.variants.base import Action, Discard, DrawStock, LayOff, Meld, Phase, SeatView, TableMeld, TakeDiscards
-from referee.variants.five_hundred import FiveHundredRules, in_hand_value, meld_points, melded_value
+from referee.variants.five_hundred import FiveHundredRules, in_hand_value, meld_points, melded_value, melds_in
 
 __all__ = ["POLICIES", "greedy"]
 
@@ -54,7 +54,7 @@ def meldable(hand: Sequence[Card], melds: Sequence[TableMeld], rules: FiveHundre
     pts = 0
     while True:
         best = None
-        for g in find_melds(left, rules.meld_rules, rules.wilds):
+        for g in melds_in(left, rules):
             try:
                 p = meld_points(read_meld(g, rules.meld_rules, rules.wilds), rules)
             except IllegalAction:

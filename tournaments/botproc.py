@@ -1,0 +1,304 @@
+"""Bot processes: started once, kept alive, restarted only if they die.
+
+A bot is any command line. It is run with ``--referee HOST:PORT --bot-token TOKEN`` appended (and the same in
+``RUMMY_REFEREE`` / ``RUMMY_BOT_TOKEN``); it connects once and the referee seats it in match after match over
+that one stream, several matches at once if the tournament runs them concurrently. Starting a Python gRPC bot
+costs about as much as playing a fast game, which is why tournaments keep bots alive (see
+``bench/tournament_throughput.py``).
+
+Each bot process's stderr (and stdout) is kept, capped to its last ``log_cap`` bytes, in
+``<output>/bots/<bot>-<n>.log``, with a line at every start and exit. Bots run in their own session (Ctrl-C
+in the terminal reaches only the runner, which then stops them in order) and, on Linux, get SIGTERM if the
+runner itself dies (even by SIGKILL), so a killed tournament leaves no orphans.
+
+:class:`OneShot` runs a bot for a single seat instead (``--match ID --token T``), for bots that cannot play
+several matches over one stream and for measuring what persistence saves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tournaments.config import BotSpec
+
+__all__ = ["TailLog", "BotProcess", "BotPool", "OneShot", "LOG_CAP"]
+
+LOG_CAP = 64 * 1024
+
+
+# Linux: the bot is started through a tiny launcher (``python -S``, about 25 ms) that asks the kernel to send it
+# SIGTERM when the runner dies (PR_SET_PDEATHSIG survives the exec), then execs the bot's command. A
+# ``preexec_fn`` would do the same without the launcher, but it runs Python between fork and exec in a process
+# full of gRPC threads (unsafe, and gRPC complains about it), and it forbids the faster vfork.
+_LAUNCHER = """
+import ctypes, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+except Exception:
+    pass
+if os.getppid() != int(sys.argv[1]):  # the runner died before prctl: do not start at all
+    sys.exit(0)
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as exc:
+    print(f"cannot start {sys.argv[2]!r}: {exc}", file=sys.stderr)
+    sys.exit(127)
+"""
+_GUARD = sys.platform.startswith("linux")
+
+
+class TailLog:
+    """The last ``cap`` bytes written, mirrored to ``path`` (rewritten at most every ``interval`` s)."""
+
+    def __init__(self, path: Path, cap: int = LOG_CAP, interval: float = 0.5) -> None:
+        self.path = path
+        self.cap = cap
+        self.interval = interval
+        self.buf = bytearray()
+        self._last = 0.0
+        self._dirty = False
+        self._timer: asyncio.TimerHandle | None = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():  # a resumed tournament keeps the previous run's tail
+            with contextlib.suppress(OSError):
+                self.buf = bytearray(path.read_bytes()[-cap:])
+
+    def write(self, data: bytes) -> None:
+        self.buf += data
+        if len(self.buf) > self.cap:
+            del self.buf[: len(self.buf) - self.cap]
+        self._dirty = True
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self.flush()
+        elif self._timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+            self._timer = loop.call_later(self.interval, self.flush)
+
+    def note(self, text: str) -> None:
+        self.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} {text} ===\n".encode())
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._dirty:
+            return
+        self._dirty = False
+        self._last = time.monotonic()
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        with contextlib.suppress(OSError):
+            tmp.write_bytes(bytes(self.buf))
+            os.replace(tmp, self.path)
+
+
+async def _pump(stream: asyncio.StreamReader | None, log: TailLog) -> None:
+    if stream is None:
+        return
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            return
+        log.write(chunk)
+
+
+async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], log: TailLog) -> asyncio.subprocess.Process:
+    env = {**os.environ, **spec.env, **env_extra}
+    if _GUARD:
+        argv = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), *argv]
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(spec.cwd) if spec.cwd else None,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+async def _terminate(proc: asyncio.subprocess.Process, grace: float) -> int | None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds. Returns the exit code."""
+    if proc.returncode is not None:
+        return proc.returncode
+    with contextlib.suppress(ProcessLookupError):
+        proc.terminate()
+    try:
+        return await asyncio.wait_for(proc.wait(), grace)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        return await proc.wait()
+
+
+class BotProcess:
+    """One persistent process of a bot, with its own bot token; restarted (with backoff) whenever it dies."""
+
+    def __init__(self, spec: BotSpec, index: int, referee: str, log_dir: Path, logger: Any = None, log_cap: int = LOG_CAP) -> None:
+        self.spec = spec
+        self.index = index
+        self.referee = referee
+        self.token = f"{spec.name}-{index}-{secrets.token_urlsafe(12)}"
+        self.log = TailLog(log_dir / f"{spec.name}-{index}.log", log_cap)
+        self.logger = logger
+        self.proc: asyncio.subprocess.Process | None = None
+        self.active = 0  # matches leased to it right now
+        self.starts = 0
+        self.exits: list[int | None] = []
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def argv(self) -> list[str]:
+        return [*self.spec.command, "--referee", self.referee, "--bot-token", self.token]
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"bot {self.spec.name}-{self.index}")
+
+    async def _supervise(self) -> None:
+        quick_failures = 0
+        while not self._stopping:
+            self.starts += 1
+            started = time.monotonic()
+            what = "start" if self.starts == 1 else f"restart #{self.starts - 1}"
+            self.log.note(f"{what}: {' '.join(self.spec.command)} --referee {self.referee} --bot-token ***")
+            try:
+                self.proc = await _spawn(self.argv, self.spec, {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token}, self.log)
+            except OSError as exc:
+                self.proc = None
+                self.log.note(f"cannot start: {exc}")
+                self._event("bot_start_failed", error=str(exc))
+                code: int | None = None
+            else:
+                self._event("bot_started", pid=self.proc.pid, start=self.starts)
+                await asyncio.gather(_pump(self.proc.stdout, self.log), self.proc.wait())
+                code = self.proc.returncode
+                if self._stopping:
+                    break
+                self.log.note(f"exited with code {code}")
+                self._event("bot_died", code=code, start=self.starts)
+            self.exits.append(code)
+            if self._stopping:
+                break
+            quick_failures = quick_failures + 1 if time.monotonic() - started < 2.0 else 0
+            await asyncio.sleep(min(5.0, 0.05 * 2**quick_failures) if quick_failures else 0.0)
+        self.log.flush()
+
+    async def stop(self, grace: float = 3.0) -> None:
+        self._stopping = True
+        if self.proc is not None and self.proc.returncode is None:
+            code = await _terminate(self.proc, grace)
+            self.log.note(f"stopped (exit code {code})")
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.log.flush()
+
+    def _event(self, event: str, **kw: Any) -> None:
+        if self.logger is not None:
+            self.logger.info(event, bot=self.spec.name, process=self.index, **kw)
+
+
+class BotPool:
+    """Every bot's persistent processes. ``lease_seats(seats)`` picks, for each seat, the least busy process
+    of its bot, never the same process twice in one match (the referee seats one connection once per match:
+    partners must not share a process, COM-6); ``min_processes`` says how many a bot then needs."""
+
+    def __init__(
+        self,
+        bots: Sequence[BotSpec],
+        referee: str,
+        log_dir: Path,
+        logger: Any = None,
+        log_cap: int = LOG_CAP,
+        min_processes: dict[str, int] | None = None,
+    ) -> None:
+        need = min_processes or {}
+        self.procs: dict[str, list[BotProcess]] = {
+            b.name: [BotProcess(b, i, referee, log_dir, logger, log_cap) for i in range(max(b.processes, need.get(b.name, 1)))]
+            for b in bots
+        }
+
+    def start(self) -> None:
+        for ps in self.procs.values():
+            for p in ps:
+                p.start()
+
+    @contextlib.contextmanager
+    def lease_seats(self, seats: Sequence[str]) -> Iterator[list[BotProcess]]:
+        """One process per seat (bot names per seat), distinct within the match, least busy first."""
+        chosen: list[BotProcess] = []
+        for name in seats:
+            free = [p for p in self.procs[name] if p not in chosen]
+            if not free:
+                raise RuntimeError(f"bot {name} holds more seats than it has processes")
+            chosen.append(min(free, key=lambda q: (q.active, q.index)))
+        for p in chosen:
+            p.active += 1
+        try:
+            yield chosen
+        finally:
+            for p in chosen:
+                p.active -= 1
+
+    async def stop(self, grace: float = 3.0) -> None:
+        await asyncio.gather(*(p.stop(grace) for ps in self.procs.values() for p in ps))
+
+    def all(self) -> list[BotProcess]:
+        return [p for ps in self.procs.values() for p in ps]
+
+
+class OneShot:
+    """Runs a bot for one seat of one match: ``command --referee HOST:PORT --match ID --token T``."""
+
+    def __init__(self, bots: Sequence[BotSpec], referee: str, log_dir: Path, log_cap: int = LOG_CAP) -> None:
+        self.specs = {b.name: b for b in bots}
+        self.referee = referee
+        self.logs = {b.name: TailLog(log_dir / f"{b.name}-per-match.log", log_cap) for b in bots}
+
+    async def play(self, name: str, match_id: str, token: str) -> asyncio.subprocess.Process | None:
+        spec = self.specs[name]
+        log = self.logs[name]
+        argv = [*spec.command, "--referee", self.referee, "--match", match_id, "--token", token]
+        try:
+            proc = await _spawn(argv, spec, {"RUMMY_REFEREE": self.referee, "RUMMY_MATCH": match_id, "RUMMY_SEAT_TOKEN": token}, log)
+        except OSError as exc:
+            log.note(f"match {match_id}: cannot start: {exc}")
+            return None
+        asyncio.get_running_loop().create_task(_pump(proc.stdout, log))
+        return proc
+
+    @staticmethod
+    async def finish(procs: Sequence[asyncio.subprocess.Process | None], grace: float = 5.0) -> None:
+        """Wait for the seat processes to leave after their match (they should exit by themselves)."""
+        async def one(p: asyncio.subprocess.Process | None) -> None:
+            if p is None:
+                return
+            try:
+                await asyncio.wait_for(p.wait(), grace)
+            except TimeoutError:
+                await _terminate(p, 1.0)
+
+        await asyncio.gather(*(one(p) for p in procs))
+
+    def flush(self) -> None:
+        for log in self.logs.values():
+            log.flush()

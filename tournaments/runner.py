@@ -1,0 +1,539 @@
+"""Running a tournament: the schedule's missing games, several at once, each result committed as it ends.
+
+Match execution is a function, ``MatchFn = async (MatchRequest) -> MatchOutcome``, so the same runner drives the
+real referee over gRPC (:class:`GrpcMatches`, persistent bot processes; :class:`PerMatchProcesses`, a process per
+seat), a fake in tests, or another dispatcher (a Dask cluster, say) for more than one machine. A backend is an
+async context manager factory yielding a ``MatchFn``: it owns what must live while games run (bot processes,
+the gRPC channel).
+
+Faults: a bot that fails to start, crashes, stalls or sends garbage loses by the referee's rules (its seat is
+forfeited and the match still ends with a result); the runner only restarts dead bot processes. A match that
+fails outright (the referee unreachable, the match aborted, a timeout) is logged in the database's failures
+table, retried once at the end of the run, and otherwise left missing, so the next run plays it. Ctrl-C
+(SIGINT) or SIGTERM stops at once: finished games are committed, the ones in flight are dropped and replayed
+by the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import structlog
+
+from tournaments.config import ConfigError, TimeControl, TournamentConfig
+from tournaments.schedule import Game, gauntlet, ladder, round_robin
+from tournaments.store import DB_NAME, Store
+
+__all__ = [
+    "MatchRequest",
+    "MatchOutcome",
+    "MatchError",
+    "MatchFn",
+    "Backend",
+    "Plan",
+    "RunStats",
+    "plan",
+    "play_games",
+    "static_backend",
+    "grpc_backend",
+    "GrpcMatches",
+    "PerMatchProcesses",
+    "run_tournament",
+    "make_logger",
+]
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    game: Game
+    variant: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    time_control: TimeControl = TimeControl()
+    max_turns_per_hand: int | None = None
+    max_hands: int | None = None
+    forfeit_after: int | None = None
+    timeout_s: float = 3600.0
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """A finished match as the referee reports it: ``ranking`` is groups of tied seats, best first."""
+
+    ranking: tuple[tuple[int, ...], ...]
+    totals: tuple[int, ...]
+    reason: str
+    forfeited: tuple[int, ...] = ()
+    match_id: str = ""
+    record_path: str = ""
+
+
+class MatchError(Exception):
+    """The match could not be played to a result (not a bot's fault): it is not recorded, so it is replayed."""
+
+
+MatchFn = Callable[[MatchRequest], Awaitable[MatchOutcome]]
+Backend = Callable[[], AbstractAsyncContextManager[MatchFn]]
+
+
+class Progress(Protocol):
+    def started(self, total: int, done: int) -> None: ...
+    def finished(self, game: Game, outcome: MatchOutcome | None, error: str | None) -> None: ...
+
+
+def static_backend(fn: MatchFn) -> Backend:
+    """A backend for a match function that needs no setup (fakes in tests)."""
+
+    @contextlib.asynccontextmanager
+    async def cm() -> AsyncIterator[MatchFn]:
+        yield fn
+
+    return cm
+
+
+# ------------------------------------------------------------------------------------------ planning
+
+
+@dataclass
+class Plan:
+    games: list[Game]
+    new_bots: list[str] = field(default_factory=list)  # ladder: the bots being rated
+    pool: list[str] = field(default_factory=list)  # ladder: the rated pool, best first
+
+    def bots_used(self) -> set[str]:
+        return {b for g in self.games for b in g.seats}
+
+    def seats_per_bot(self) -> dict[str, int]:
+        """The most seats one bot holds in one match (partners need two processes: COM-6)."""
+        out: dict[str, int] = {}
+        for g in self.games:
+            for b, n in Counter(g.seats).items():
+                out[b] = max(out.get(b, 0), n)
+        return out
+
+
+def plan(config: TournamentConfig) -> Plan:
+    """The full schedule of ``config``. :raises ConfigError: when it cannot be built (e.g. a ladder's pool)."""
+    c = config
+    try:
+        if c.schedule == "round-robin":
+            return Plan(round_robin(c.bot_names, c.seats, c.games_per_pairing, c.seed, c.team_play))
+        if c.schedule == "gauntlet":
+            others = [b for b in c.bot_names if b not in c.candidates]
+            return Plan(gauntlet(c.candidates, others, c.seats, c.games_per_pairing, c.seed, c.team_play))
+        return _ladder_plan(c)
+    except ValueError as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError("tournament.schedule", str(exc)) from exc
+
+
+def _ladder_plan(c: TournamentConfig) -> Plan:
+    from tournaments.ratings import fit_elo
+
+    assert c.pool is not None and c.games is not None
+    try:
+        with Store(c.pool, readonly=True) as pool_db:
+            fp = pool_db.meta("fingerprint") or {}
+            results = pool_db.results()
+    except Exception as exc:
+        raise ConfigError("tournament.pool", f"cannot read the pool's results database {c.pool}: {exc}") from exc
+    if fp.get("variant") not in (None, c.variant):
+        raise ConfigError("tournament.pool", f"the pool was rated on {fp.get('variant')}, not {c.variant}")
+    if not results:
+        raise ConfigError("tournament.pool", f"the pool's database {c.pool} has no results")
+    try:
+        fit = fit_elo(results)
+    except ValueError as exc:
+        raise ConfigError("tournament.pool", f"the pool cannot be rated: {exc}") from exc
+    rated = sorted(fit.names, key=lambda n: -fit.rating(n))
+    pool = [n for n in rated if n in c.bot_names]
+    if not pool:
+        raise ConfigError("tournament.pool", f"none of the configured bots is in the pool (rated there: {', '.join(rated)})")
+    if c.candidates:
+        again = [b for b in c.candidates if b in fit.names]
+        if again:
+            raise ConfigError("tournament.candidates", f"{', '.join(again)} already rated in the pool; a ladder rates new bots")
+        new = list(c.candidates)
+    else:
+        new = [b for b in c.bot_names if b not in fit.names]
+    if not new:
+        raise ConfigError("bots", "a ladder needs new bots: every configured bot is already rated in the pool")
+    return Plan(ladder(new, pool, c.seats, c.games, c.seed, c.team_play), new_bots=new, pool=pool)
+
+
+# ------------------------------------------------------------------------------------------ running
+
+
+@dataclass
+class RunStats:
+    scheduled: int = 0
+    already_done: int = 0
+    played: int = 0
+    failed: int = 0
+    interrupted: bool = False
+    stop_reason: str = ""
+    elapsed_s: float = 0.0
+
+    @property
+    def missing(self) -> int:
+        return self.scheduled - self.already_done - self.played
+
+    @property
+    def games_per_hour(self) -> float:
+        return self.played / self.elapsed_s * 3600 if self.elapsed_s > 0 else 0.0
+
+
+def request_for(config: TournamentConfig, game: Game) -> MatchRequest:
+    return MatchRequest(
+        game=game,
+        variant=config.variant,
+        options=dict(config.options),
+        time_control=config.time_control,
+        max_turns_per_hand=config.max_turns_per_hand,
+        max_hands=config.max_hands,
+        forfeit_after=config.forfeit_after,
+        timeout_s=config.match_timeout_s,
+    )
+
+
+async def play_games(
+    games: Sequence[Game],
+    match_fn: MatchFn,
+    store: Store,
+    config: TournamentConfig,
+    *,
+    concurrency: int,
+    stop: asyncio.Event | None = None,
+    progress: Progress | None = None,
+    log: Any = None,
+    retries: int = 1,
+    max_consecutive_failures: int = 20,
+) -> RunStats:
+    """Play ``games`` with at most ``concurrency`` at once, committing each result as it comes. Returns when
+    all are done, ``stop`` is set (in-flight matches are cancelled, not recorded), or too many matches in a row
+    failed (the referee is probably gone)."""
+    stats = RunStats()
+    stop = stop or asyncio.Event()
+    queue: deque[tuple[Game, int]] = deque((g, 0) for g in games)
+    consecutive = 0
+    inflight = 0
+    t0 = time.monotonic()
+
+    async def worker() -> None:
+        nonlocal consecutive, inflight
+        while queue and not stop.is_set():
+            game, attempt = queue.popleft()
+            started = time.monotonic()
+            req = request_for(config, game)
+            inflight += 1
+            try:
+                out = await asyncio.wait_for(match_fn(req), req.timeout_s)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                inflight -= 1
+                err = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MatchError) else str(exc)
+                if isinstance(exc, TimeoutError):
+                    err = f"no result after {req.timeout_s:g} s"
+                stats.failed += 1
+                consecutive += 1
+                store.record_failure(game.key, err)
+                if log is not None:
+                    log.warning("game_failed", key=game.key, seats=list(game.seats), error=err, attempt=attempt + 1)
+                if attempt < retries:
+                    queue.append((game, attempt + 1))
+                if progress is not None:
+                    progress.finished(game, None, err)
+                if consecutive >= max_consecutive_failures:
+                    stats.stop_reason = f"{consecutive} matches in a row failed; last: {err}"
+                    stop.set()
+                continue
+            inflight -= 1
+            consecutive = 0
+            duration = time.monotonic() - started
+            store.record(
+                game,
+                ranking=out.ranking,
+                totals=out.totals,
+                reason=out.reason,
+                forfeited=out.forfeited,
+                duration_s=duration,
+                record_path=out.record_path,
+                match_id=out.match_id,
+                variant=config.variant,
+            )
+            stats.played += 1
+            if log is not None:
+                log.info(
+                    "game_finished",
+                    key=game.key,
+                    seats=list(game.seats),
+                    ranking=[list(g) for g in out.ranking],
+                    totals=list(out.totals),
+                    reason=out.reason,
+                    forfeited=list(out.forfeited),
+                    duration_s=round(duration, 3),
+                    match_id=out.match_id,
+                )
+            if progress is not None:
+                progress.finished(game, out, None)
+
+    workers = [asyncio.create_task(worker(), name=f"worker-{i}") for i in range(max(1, min(concurrency, len(games))))]
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        pending: set[asyncio.Task[Any]] = set(workers)
+        while pending:
+            done, pending_now = await asyncio.wait({*pending, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            pending = {t for t in pending_now if t is not stopper}
+            for t in done:
+                if t is not stopper and t.exception() is not None:
+                    raise t.exception()  # type: ignore[misc]
+            if stopper in done:
+                break
+    finally:
+        stopper.cancel()
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, stopper, return_exceptions=True)
+    stats.interrupted = stop.is_set() and not stats.stop_reason and (bool(queue) or inflight > 0)
+    stats.elapsed_s = time.monotonic() - t0
+    return stats
+
+
+# ------------------------------------------------------------------------------------------ gRPC backends
+
+
+def _create_request(req: MatchRequest, tokens: Sequence[str]) -> Any:
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    tc = req.time_control
+    return pb.CreateMatchRequest(
+        variant=req.variant,
+        options=dict(req.options),
+        seats=[pb.SeatSpec(name=bot, bot_token=tok) for bot, tok in zip(req.game.seats, tokens, strict=True)],
+        seed=req.game.seed,
+        time_control=pb.TimeControl(per_move_ms=tc.per_move_ms, bank_ms=tc.bank_ms, grace_ms=tc.grace_ms),
+        max_turns_per_hand=req.max_turns_per_hand or 0,
+        max_hands=req.max_hands or 0,
+        forfeit_after=req.forfeit_after or 0,
+    )
+
+
+def _outcome(result: Any) -> MatchOutcome:
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    if result.status != pb.MATCH_STATUS_FINISHED:
+        raise MatchError(f"match {result.match_id} ended {pb.MatchStatus.Name(result.status)}: {result.reason or 'no reason given'}")
+    return MatchOutcome(
+        ranking=tuple(tuple(p.seats) for p in result.ranking),
+        totals=tuple(result.totals),
+        reason=result.reason,
+        forfeited=tuple(result.forfeited),
+        match_id=result.match_id,
+        record_path=result.record_path,
+    )
+
+
+async def _rpc(what: str, call: Awaitable[Any]) -> Any:
+    import grpc
+
+    try:
+        return await call
+    except grpc.aio.AioRpcError as exc:
+        raise MatchError(f"{what}: {exc.code().name}: {exc.details()}") from exc
+
+
+class GrpcMatches:
+    """Matches on a referee, seated with the persistent bot processes' bot tokens."""
+
+    def __init__(self, stub: Any, pool: Any) -> None:
+        self.stub = stub
+        self.pool = pool
+
+    async def __call__(self, req: MatchRequest) -> MatchOutcome:
+        from rummy.referee.v1 import referee_pb2 as pb
+
+        with self.pool.lease_seats(req.game.seats) as procs:
+            created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]), timeout=30))
+            result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+        return _outcome(result)
+
+
+class PerMatchProcesses:
+    """Matches on a referee with a fresh bot process per seat (``--match ID --token T``): for bots that play one
+    match per process, and to measure what persistent processes save."""
+
+    def __init__(self, stub: Any, oneshot: Any) -> None:
+        self.stub = stub
+        self.oneshot = oneshot
+
+    async def __call__(self, req: MatchRequest) -> MatchOutcome:
+        from rummy.referee.v1 import referee_pb2 as pb
+
+        created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [""] * len(req.game.seats)), timeout=30))
+        procs = [await self.oneshot.play(bot, created.match_id, tok) for bot, tok in zip(req.game.seats, created.seat_tokens, strict=True)]
+        try:
+            result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+        finally:
+            await self.oneshot.finish(procs)
+        return _outcome(result)
+
+
+def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None) -> Backend:
+    """The real thing: bot processes (persistent, or per match) and a gRPC channel to the referee at
+    ``address``."""
+
+    @contextlib.asynccontextmanager
+    async def cm() -> AsyncIterator[MatchFn]:
+        import grpc
+        from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+        from tournaments.botproc import BotPool, OneShot
+
+        log_dir = config.output / "bots"
+        channel = grpc.aio.insecure_channel(address)
+        try:
+            try:
+                await asyncio.wait_for(channel.channel_ready(), 15)
+            except TimeoutError as exc:
+                raise MatchError(f"no referee answering at {address}") from exc
+            stub = pb_grpc.RefereeStub(channel)
+            used = plan_.bots_used()
+            specs = [b for b in config.bots if b.name in used]
+            if config.process_per_match:
+                oneshot = OneShot(specs, address, log_dir)
+                try:
+                    yield PerMatchProcesses(stub, oneshot)
+                finally:
+                    oneshot.flush()
+            else:
+                need = plan_.seats_per_bot()
+                pool = BotPool(specs, address, log_dir, log, min_processes=need)
+                pool.start()
+                try:
+                    yield GrpcMatches(stub, pool)
+                finally:
+                    await pool.stop()
+        finally:
+            await channel.close()
+
+    return cm
+
+
+# ------------------------------------------------------------------------------------------ the whole run
+
+
+def make_logger(path: Path) -> Any:
+    """A structlog logger writing JSON lines to ``path`` (appended: one file across resumed runs)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    f = path.open("a", encoding="utf-8", buffering=1)
+    return structlog.wrap_logger(
+        structlog.WriteLogger(f),
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.dict_tracebacks,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.BoundLogger,
+        context_class=dict,
+    )
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    referee: str | None = None,
+    concurrency: int | None = None,
+    backend: Backend | None = None,
+    progress: Progress | None = None,
+    handle_signals: bool = True,
+) -> RunStats:
+    """Play every missing game of ``config``'s schedule. Starts an embedded referee unless ``referee``
+    (HOST:PORT) is given or a ``backend`` replaces the gRPC one. :raises ConfigError: before anything starts."""
+    p = plan(config)
+    out = config.output
+    out.mkdir(parents=True, exist_ok=True)
+    log = make_logger(out / "tournament.log")
+    store = Store(out / DB_NAME)
+    try:
+        store.claim(config.fingerprint())
+        store.set_meta("bots", {b.name: list(b.command) for b in config.bots})
+        if config.pool is not None:
+            store.import_pool(config.pool)
+        if p.pool:
+            store.set_meta("ladder", {"pool": p.pool, "new": p.new_bots})
+        done = store.done_keys()
+        todo = [g for g in p.games if g.key not in done]
+        conc = concurrency or config.concurrency
+        stats = RunStats(scheduled=len(p.games), already_done=len(p.games) - len(todo))
+        log.info("run_started", scheduled=stats.scheduled, done=stats.already_done, todo=len(todo), concurrency=conc,
+                 config=str(config.source or ""), referee=referee or ("embedded" if backend is None else "custom"))
+        if progress is not None:
+            progress.started(stats.scheduled, stats.already_done)
+        if not todo:
+            return stats
+        embedded = None
+        if backend is None:
+            address = referee
+            if address is None:
+                from referee.logs import configure_logging
+                from referee.server import EmbeddedReferee
+
+                # the referee's own structured logs go to a file beside ours, not over the progress bar
+                configure_logging("info", json=True, stream=(out / "referee.log").open("a", encoding="utf-8", buffering=1))
+                embedded = EmbeddedReferee(records_dir=out / "records")
+                address = embedded.start()
+                log.info("referee_started", address=address)
+            backend = grpc_backend(config, address, p, log)
+        try:
+            run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals))
+        finally:
+            if embedded is not None:
+                embedded.stop()
+        stats.played, stats.failed, stats.interrupted = run.played, run.failed, run.interrupted
+        stats.stop_reason, stats.elapsed_s = run.stop_reason, run.elapsed_s
+        log.info("run_ended", played=stats.played, failed=stats.failed, missing=stats.missing, interrupted=stats.interrupted,
+                 stop_reason=stats.stop_reason, elapsed_s=round(stats.elapsed_s, 2), games_per_hour=round(stats.games_per_hour))
+        return stats
+    finally:
+        store.close()
+
+
+async def _main(
+    todo: list[Game], backend: Backend, store: Store, config: TournamentConfig, concurrency: int,
+    progress: Progress | None, log: Any, handle_signals: bool,
+) -> RunStats:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+    if handle_signals:
+        def on_signal(signame: str) -> None:
+            if not stop.is_set():
+                log.warning("stopping", signal=signame)
+                print(f"\n{signame}: stopping; finished games are saved, the ones in flight will be replayed next run",
+                      file=sys.stderr)
+            stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, on_signal, sig.name)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or not Unix
+                pass
+    try:
+        async with backend() as match_fn:
+            return await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, progress=progress, log=log)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
