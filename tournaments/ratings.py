@@ -24,10 +24,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit
-from scipy.stats import norm
 
 __all__ = [
     "Result",
@@ -148,22 +144,37 @@ class EloFit:
         diff = self.ratings[i] - self.ratings[j]
         if var <= 0:
             return 0.5 if diff == 0 else float(diff > 0)
-        return float(norm.cdf(diff / math.sqrt(var)))
+        return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))  # the normal CDF
+
+
+def _reaches_all(adj: np.ndarray) -> bool:
+    """Every node reachable from node 0 along ``adj[i, j]`` edges."""
+    seen = {0}
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for j in np.flatnonzero(adj[i]):
+            if int(j) not in seen:
+                seen.add(int(j))
+                todo.append(int(j))
+    return len(seen) == adj.shape[0]
 
 
 def _strongly_connected(score: np.ndarray) -> bool:
-    n = score.shape[0]
-    if n <= 1:
+    """Every bot scored, directly or through others, against every other (i -> j when i scored against j):
+    the condition for the maximum likelihood ratings to exist (Zermelo, Ford)."""
+    if score.shape[0] <= 1:
         return True
-    k, _ = connected_components(csr_matrix(score > 0), directed=True, connection="strong")
-    return bool(k == 1)
+    adj = score > 0
+    return _reaches_all(adj) and _reaches_all(adj.T)
 
 
 def _connected(games: np.ndarray) -> bool:
-    if games.shape[0] <= 1:
-        return True
-    k, _ = connected_components(csr_matrix(games > 0), directed=False)
-    return bool(k == 1)
+    return games.shape[0] <= 1 or _reaches_all(games > 0)
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * x)))  # the logistic function, without overflow
 
 
 def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray, float]:
@@ -177,7 +188,7 @@ def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int
         return float(np.sum(score * np.logaddexp(0.0, -d)))
 
     def grad_hess(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = expit(x[:, None] - x[None, :])
+        p = _expit(x[:, None] - x[None, :])
         g = -(score - games * p).sum(axis=1)
         w = games * p * (1.0 - p)
         h = -w

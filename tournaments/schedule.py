@@ -93,9 +93,9 @@ def gauntlet(
     """Each candidate against the rest: every table of one candidate and k-1 of the others (candidates never
     meet each other)."""
     k = _table_size(seats, team_play)
-    _check_bots([*candidates, *others], 2)
     if set(candidates) & set(others):
         raise ValueError("a bot cannot be both a candidate and one of the others")
+    _check_bots([*candidates, *others], 2)
     if len(others) < k - 1:
         raise ValueError(f"a {k}-bot table needs {k - 1} others, not {len(others)}")
     tables = [tuple(sorted((c, *rest))) for c in candidates for rest in itertools.combinations(others, k - 1)]
@@ -115,9 +115,9 @@ def ladder(
     visited in :func:`spread_order`, so even a short ladder meets strong, middling and weak opponents.
     All new bots play the same deals against the same tables, so they compare directly."""
     k = _table_size(seats, team_play)
-    _check_bots([*new_bots, *pool], 2)
     if set(new_bots) & set(pool):
         raise ValueError("a new bot cannot also be in the pool")
+    _check_bots([*new_bots, *pool], 2)
     if len(pool) < k - 1:
         raise ValueError(f"a {k}-bot table needs {k - 1} pool bots, not {len(pool)}")
     rotations = 2 if team_play else k

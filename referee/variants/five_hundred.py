@@ -141,10 +141,10 @@ def melded_value(placed: Placed, kind: MeldKind, rules: FiveHundredRules) -> int
     return in_hand_value(card, rules)
 
 
-def meld_points(reading: MeldReading, rules: FiveHundredRules, laid_at_once: bool = True) -> int:
-    """Points of a whole meld; a four-card meld laid down at once counts double where PER-2 applies."""
+def meld_points(reading: MeldReading, rules: FiveHundredRules) -> int:
+    """Points of a new meld laid down at once; four cards at once count double where PER-2 applies."""
     pts = sum(melded_value(p, reading.kind, rules) for p in reading.cards)
-    if laid_at_once and rules.double_four and len(reading.cards) == 4:
+    if rules.double_four and len(reading.cards) == 4:
         pts *= 2
     return pts
 
@@ -226,17 +226,14 @@ def _st(state: HandState) -> tuple[FiveHundredState, FiveHundredRules]:
     return state, state.rules
 
 
-def _fits(card: Card, meld: TableMeld, wilds: frozenset[Rank]) -> bool:
+def _fits(card: Card, meld: TableMeld, rules: FiveHundredRules) -> bool:
     """A cheap test before ``extend_meld``: could one card possibly go on this meld?"""
-    if card.rank in wilds:
+    if card.rank in rules.wilds:
         return meld.meld_kind is not MeldKind.JOKERS
     r = meld.reading
     if meld.meld_kind in (MeldKind.SET, MeldKind.JOKERS):
         return card.rank == r.rank
-    if card.suit != r.suit:
-        return False
-    pos = {int(card.rank)} if card.rank is not Rank.ACE else {1, 14}
-    return bool(pos & {r.low - 1, r.high + 1})
+    return card.suit == r.suit and bool(_positions(card, rules.meld_rules) & {r.low - 1, r.high + 1})
 
 
 def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
@@ -331,7 +328,7 @@ class _FiveHundredFamily:
         layoffs: list[Action] = []
         for card in sorted(set(hand), key=lambda c: -in_hand_value(c, rules)):
             for m in st.melds:
-                if _fits(card, m, rules.wilds) and self._can_extend(m, (card,), rules):
+                if _fits(card, m, rules) and self._can_extend(m, (card,), rules):
                     layoffs.append(LayOff(m.id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
@@ -358,7 +355,7 @@ class _FiveHundredFamily:
                 out.append(TakeDiscards(k, meld=Group(ways[0])))
             else:
                 for m in st.melds:
-                    if _fits(bottom, m, rules.wilds) and self._can_extend(m, (bottom,), rules):
+                    if _fits(bottom, m, rules) and self._can_extend(m, (bottom,), rules):
                         out.append(TakeDiscards(k, lay_off_on=m.id))
                         break
             if len(out) >= MAX_TAKES:
@@ -594,9 +591,8 @@ class _FiveHundredFamily:
         for m in st.melds:
             for p, who in zip(m.cards, m.laid_by, strict=True):
                 melded[who] += melded_value(p, m.meld_kind, rules)
-            first = st.first_laid.get(m.id, ())
-            if rules.double_four and m.laid_at_once == 4 and len(first) == 4:
-                melded[m.owner] += sum(melded_value(p, m.meld_kind, rules) for p in first)
+            if rules.double_four and m.laid_at_once == 4:  # PER-2: the first four count again for their layer
+                melded[m.owner] += sum(melded_value(p, m.meld_kind, rules) for p in st.first_laid[m.id])
         in_hand = [sum(in_hand_value(c, rules) for c in h) for h in st.hands]
         bonus = [rules.out_bonus if s == st.went_out else 0 for s in range(st.seats)]
         points = tuple(melded[s] - in_hand[s] + bonus[s] for s in range(st.seats))
