@@ -39,7 +39,8 @@ def wild_ranks_from_text(text: str) -> list[Rank]:
 
 
 def evaluation_json(e: Evaluation) -> dict[str, Any]:
+    """The evaluation with cards in the text notation."""
     d = asdict(e)
-    for g in d["groups"]:
-        g["cards"] = [str(c) for c in g["cards"]]
+    for g, verdict in zip(d["groups"], e.groups, strict=True):
+        g["cards"] = [str(c) for c in verdict.cards]
     return d
