@@ -7,6 +7,7 @@ from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from structlog.testing import capture_logs
 
+from referee.logs import configure_logging
 from referee.server import EmbeddedReferee
 from referee.session import TimeControl
 from rummybot.bots.base import PolicyBot
@@ -27,6 +28,7 @@ class LateBot(PolicyBot):
 
 
 def test_decision_log_lines_bind_match_seat_and_hand():
+    configure_logging("info")  # other tests may have raised the level
     with capture_logs() as logs, EmbeddedReferee(default_time=TimeControl(per_move_ms=100, grace_ms=200)) as ref:
         with grpc.insecure_channel(ref.address) as ch:
             created = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
