@@ -34,11 +34,11 @@ def decisions_per_second(variant: str, seats: int, seconds: float) -> float:
 
 
 def wire_decisions_per_second(seconds: float) -> float:
+    import grpc
+
+    from referee.server import EmbeddedReferee
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-
-    import grpc
-    from referee.server import EmbeddedReferee
     from rummybot.bots.base import PolicyBot
     from rummybot.policies import random_policy
     from rummybot.sdk import run_bot

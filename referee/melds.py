@@ -331,9 +331,38 @@ def _matches(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -> b
     return True
 
 
-def _choose(found: list[MeldReading], stands_for: Sequence[tuple[Card, Card]], what: str, rule: str) -> MeldReading:
+def _reassigned(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -> MeldReading | None:
+    """``reading`` with its stand-in wilds swapped among their places so that each named wild stands where it is
+    named, or None. Stand-ins are interchangeable, but ``readings`` lists only one order of them."""
+    cards = list(reading.cards)
+    slots = [i for i, p in enumerate(cards) if p.is_wild]
+    spare = [cards[i].card for i in slots]
+    for wild, target in stands_for:
+        spot = next((i for i in slots if cards[i].rank == target.rank
+                     and (cards[i].suit is Suit.NONE or cards[i].suit == target.suit)), None)
+        if spot is None or wild not in spare:
+            return None
+        cards[spot] = Placed(cards[spot].pos, wild, cards[spot].rank, cards[spot].suit)
+        slots.remove(spot)
+        spare.remove(wild)
+    for i, card in zip(slots, spare, strict=True):
+        cards[i] = Placed(cards[i].pos, card, cards[i].rank, cards[i].suit)
+    return MeldReading(reading.kind, tuple(cards) if reading.kind is MeldKind.RUN else tuple(sorted(cards)))
+
+
+def _choose(
+    found: list[MeldReading],
+    stands_for: Sequence[tuple[Card, Card]],
+    what: str,
+    rule: str,
+    accept: Callable[[MeldReading], bool] | None = None,
+) -> MeldReading:
     if stands_for:
-        found = [r for r in found if _matches(r, stands_for)]
+        named = [r for r in found if _matches(r, stands_for)]
+        if not named:
+            swapped = (_reassigned(r, stands_for) for r in found)
+            named = [r for r in swapped if r is not None and (accept is None or accept(r))]
+        found = named
         if not found:
             raise IllegalAction("WILD_CANNOT_STAND_THERE", f"{what}: the wilds cannot stand for the named cards ({rule})")
     kinds = {r.kind for r in found}
@@ -362,7 +391,7 @@ def read_meld(
     found = [r for r in readings(cards, rules, wilds) if accept is None or accept(r)]
     if not found:
         raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards))} is not a valid set or run ({rule})")
-    return _choose(found, stands_for, " ".join(map(str, cards)), rule)
+    return _choose(found, stands_for, " ".join(map(str, cards)), rule, accept)
 
 
 def extend_meld(
@@ -386,7 +415,7 @@ def extend_meld(
         raise IllegalAction(
             "CANNOT_LAY_OFF", f"{' '.join(map(str, cards))} does not fit on {meld.describe()} ({rule})"
         )
-    return _choose(found, stands_for, f"{meld.describe()} + {' '.join(map(str, cards))}", rule)
+    return _choose(found, stands_for, f"{meld.describe()} + {' '.join(map(str, cards))}", rule, accept)
 
 
 def find_melds(

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rummy.referee.v1 import referee_pb2 as pb
-
 from referee.cards import Card, Rank, Suit
 from referee.errors import InvalidAction
 from referee.melds import MeldKind, Placed
@@ -21,8 +19,8 @@ from referee.variants.base import (
     DrawStock,
     Drop,
     EndTurn,
-    Event,
     Evaluation,
+    Event,
     ExchangeWild,
     Group,
     HandScore,
@@ -34,6 +32,7 @@ from referee.variants.base import (
     TableMeld,
     TakeDiscards,
 )
+from rummy.referee.v1 import referee_pb2 as pb
 
 __all__ = [
     "card_to_pb", "card_from_pb", "cards_from_pb", "action_to_pb", "action_from_pb", "view_to_pb",

@@ -16,8 +16,6 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from rummy.referee.v1 import referee_pb2 as pb
-from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
@@ -25,6 +23,8 @@ from referee.logs import get_logger
 from referee.match import MatchConfig
 from referee.session import DEFAULT_TIME, Connection, MatchSession, TimeControl
 from referee.variants import all_variants, find
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 __all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION"]
 

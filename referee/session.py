@@ -13,14 +13,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rummy.referee.v1 import referee_pb2 as pb
-
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction
 from referee.logs import get_logger
 from referee.match import Match, MatchConfig
 from referee.records import RecordWriter
 from referee.variants.base import Event
+from rummy.referee.v1 import referee_pb2 as pb
 
 __all__ = ["Connection", "TimeControl", "MatchSession", "DEFAULT_TIME"]
 

@@ -77,6 +77,7 @@ def test_replay_fails_loudly_when_a_record_does_not_reproduce(tmp_path, capsys):
 
 def test_serve_starts_and_answers_list_variants(tmp_path):
     import grpc
+
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 

@@ -2,7 +2,6 @@
 
 from hypothesis import given
 from hypothesis import strategies as st
-from rummy.referee.v1 import referee_pb2 as pb
 
 from referee.cards import JOKER, SUITS, Card, Rank
 from referee.protocodec import action_from_pb, action_to_pb, card_from_pb, card_to_pb
@@ -21,6 +20,7 @@ from referee.variants.base import (
     Offer,
     TakeDiscards,
 )
+from rummy.referee.v1 import referee_pb2 as pb
 
 cards = st.builds(Card, st.sampled_from([r for r in Rank if r is not Rank.JOKER]), st.sampled_from(SUITS)) | st.just(JOKER)
 card_tuples = st.lists(cards, min_size=1, max_size=6).map(tuple)

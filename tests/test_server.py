@@ -8,13 +8,13 @@ import random
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from rummy.referee.v1 import referee_pb2 as pb
-from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 from referee.replay import replay_file
 from referee.server import REASON_KEY, EmbeddedReferee
 from referee.session import TimeControl
 from referee.variants.base import Discard
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
 from rummybot.policies import greedy_policy, random_policy
 from rummybot.sdk import run_bot

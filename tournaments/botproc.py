@@ -21,10 +21,9 @@ import asyncio
 import contextlib
 import os
 import secrets
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 

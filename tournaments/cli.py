@@ -22,6 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int, metavar="N", help="matches at once (default: the config's, or the CPU count)")
     run.add_argument("--output", type=Path, help="output folder (default: the config's)")
     run.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    run.add_argument("--time-budget", type=float, metavar="SECONDS", help="begin no new deal after this long (rerun to go on)")
     _rating_args(run)
 
     r = sub.add_parser("ratings", help="rate the games of a results database")
@@ -93,9 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if progress is not None:
             with progress:
-                stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, progress=progress)
+                stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, progress=progress,
+                                       time_budget_s=args.time_budget)
         else:
-            stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency)
+            stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, time_budget_s=args.time_budget)
     except ConfigError as exc:
         err.print(f"[red]config error[/] in {args.config}: {exc}")
         return 2
@@ -113,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         finish_report(config.output, console, anchor, anchor_rating, config.ratings.average, args.bootstrap)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"no ratings yet: {exc}")
+    if stats.budget_reached:
+        err.print(f"time budget reached: rerun `tournament run {args.config}` to play the {stats.missing} missing games")
     if stats.interrupted:
         err.print(f"interrupted: rerun `tournament run {args.config}` to play the {stats.missing} missing games")
         return 130

@@ -207,6 +207,7 @@ def parse_config(
     )
 
     variant_name = _string(t, "tournament.variant", "variant", required=True)
+    assert variant_name is not None
     try:
         facts = variants(variant_name)
     except LookupError as exc:

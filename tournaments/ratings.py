@@ -104,13 +104,13 @@ def pairwise(results: Iterable[Result], names: Sequence[str] | None = None) -> P
                 forfeits[idx[r.seats[s]]] += 1
         for a_pos in range(len(bots)):
             for b_pos in range(a_pos + 1, len(bots)):
-                a, b = idx[bots[a_pos]], idx[bots[b_pos]]
+                ia, ib = idx[bots[a_pos]], idx[bots[b_pos]]
                 pa, pb = places[bots[a_pos]], places[bots[b_pos]]
                 sa = 1.0 if pa < pb else 0.0 if pa > pb else 0.5
-                score[a, b] += sa
-                score[b, a] += 1.0 - sa
-                games[a, b] += 1
-                games[b, a] += 1
+                score[ia, ib] += sa
+                score[ib, ia] += 1.0 - sa
+                games[ia, ib] += 1
+                games[ib, ia] += 1
     return Pairwise(order, score, games, matches, forfeits)
 
 
@@ -157,7 +157,7 @@ def _reaches_all(adj: np.ndarray) -> bool:
             if int(j) not in seen:
                 seen.add(int(j))
                 todo.append(int(j))
-    return len(seen) == adj.shape[0]
+    return len(seen) == int(adj.shape[0])
 
 
 def _strongly_connected(score: np.ndarray) -> bool:
@@ -280,8 +280,8 @@ def _covariance(h: np.ndarray, anchor_index: int | None) -> np.ndarray:
 
 def _rescale(ratings: np.ndarray, names: Sequence[str], anchor: str | None, anchor_rating: float, average: float) -> np.ndarray:
     if anchor is not None:
-        return ratings - ratings[list(names).index(anchor)] + anchor_rating
-    return ratings - ratings.mean() + average
+        return np.asarray(ratings - ratings[list(names).index(anchor)] + anchor_rating)
+    return np.asarray(ratings - ratings.mean() + average)
 
 
 def _scale_text(anchor: str | None, anchor_rating: float, average: float) -> str:

@@ -42,8 +42,8 @@ class _Rate(ProgressColumn):
         elapsed = time.monotonic() - self.p.t0
         played = self.p.played
         if played == 0 or elapsed <= 0:
-            return Text("-- games/h", style="progress.data.speed")
-        return Text(f"{played / elapsed * 3600:,.0f} games/h", style="progress.data.speed")
+            return Text("--/h", style="progress.data.speed")
+        return Text(f"{played / elapsed * 3600:,.0f}/h", style="progress.data.speed")
 
 
 class _Left(ProgressColumn):
@@ -63,13 +63,12 @@ class LiveProgress:
         self.forfeits = 0
         self.bar = RichProgress(
             TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            BarColumn(bar_width=24),
             MofNCompleteColumn(),
             _Left(),
             _Rate(self),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            TextColumn("elapsed"),
             TimeElapsedColumn(),
             TextColumn("{task.fields[note]}"),
             console=self.console,

@@ -25,8 +25,7 @@ from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 import structlog
 
@@ -180,7 +179,8 @@ class RunStats:
     already_done: int = 0
     played: int = 0
     failed: int = 0
-    interrupted: bool = False
+    interrupted: bool = False  # stopped by a signal: games in flight were dropped
+    budget_reached: bool = False  # the time budget ran out: no new deal was begun
     stop_reason: str = ""
     elapsed_s: float = 0.0
 
@@ -214,25 +214,32 @@ async def play_games(
     *,
     concurrency: int,
     stop: asyncio.Event | None = None,
+    drain: asyncio.Event | None = None,
     progress: Progress | None = None,
     log: Any = None,
     retries: int = 1,
     max_consecutive_failures: int = 20,
 ) -> RunStats:
     """Play ``games`` with at most ``concurrency`` at once, committing each result as it comes. Returns when
-    all are done, ``stop`` is set (in-flight matches are cancelled, not recorded), or too many matches in a row
-    failed (the referee is probably gone)."""
+    all are done, ``stop`` is set (in-flight matches are cancelled, not recorded), ``drain`` is set and the
+    deals already begun are complete (so every bot has played every seat of them), or too many matches in a
+    row failed (the referee is probably gone)."""
     stats = RunStats()
     stop = stop or asyncio.Event()
+    drain = drain or asyncio.Event()
+    last_deal = -1
     queue: deque[tuple[Game, int]] = deque((g, 0) for g in games)
     consecutive = 0
     inflight = 0
     t0 = time.monotonic()
 
     async def worker() -> None:
-        nonlocal consecutive, inflight
+        nonlocal consecutive, inflight, last_deal
         while queue and not stop.is_set():
+            if drain.is_set() and queue[0][0].deal > last_deal:
+                return
             game, attempt = queue.popleft()
+            last_deal = max(last_deal, game.deal)
             started = time.monotonic()
             req = request_for(config, game)
             inflight += 1
@@ -306,6 +313,7 @@ async def play_games(
             w.cancel()
         await asyncio.gather(*workers, stopper, return_exceptions=True)
     stats.interrupted = stop.is_set() and not stats.stop_reason and (bool(queue) or inflight > 0)
+    stats.budget_reached = drain.is_set() and not stop.is_set() and bool(queue)
     stats.elapsed_s = time.monotonic() - t0
     return stats
 
@@ -433,10 +441,9 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
 # ------------------------------------------------------------------------------------------ the whole run
 
 
-def make_logger(path: Path) -> Any:
-    """A structlog logger writing JSON lines to ``path`` (appended: one file across resumed runs)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    f = path.open("a", encoding="utf-8", buffering=1)
+def make_logger(f: TextIO) -> Any:
+    """A structlog logger writing JSON lines to ``f`` (the output folder's ``tournament.log``, appended across
+    resumed runs). Not the global structlog configuration: that belongs to the referee's own logs."""
     return structlog.wrap_logger(
         structlog.WriteLogger(f),
         processors=[
@@ -458,65 +465,81 @@ def run_tournament(
     backend: Backend | None = None,
     progress: Progress | None = None,
     handle_signals: bool = True,
+    time_budget_s: float | None = None,
 ) -> RunStats:
     """Play every missing game of ``config``'s schedule. Starts an embedded referee unless ``referee``
-    (HOST:PORT) is given or a ``backend`` replaces the gRPC one. :raises ConfigError: before anything starts."""
+    (HOST:PORT) is given or a ``backend`` replaces the gRPC one. With ``time_budget_s``, no new deal is begun
+    once that much time has passed (the rest is left for a rerun). :raises ConfigError: before anything starts."""
     p = plan(config)
     out = config.output
     out.mkdir(parents=True, exist_ok=True)
-    log = make_logger(out / "tournament.log")
-    store = Store(out / DB_NAME)
-    try:
-        store.claim(config.fingerprint())
-        store.set_meta("bots", {b.name: list(b.command) for b in config.bots})
-        if config.pool is not None:
-            store.import_pool(config.pool)
-        if p.pool:
-            store.set_meta("ladder", {"pool": p.pool, "new": p.new_bots})
-        done = store.done_keys()
-        todo = [g for g in p.games if g.key not in done]
-        conc = concurrency or config.concurrency
-        stats = RunStats(scheduled=len(p.games), already_done=len(p.games) - len(todo))
-        log.info("run_started", scheduled=stats.scheduled, done=stats.already_done, todo=len(todo), concurrency=conc,
-                 config=str(config.source or ""), referee=referee or ("embedded" if backend is None else "custom"))
-        if progress is not None:
-            progress.started(stats.scheduled, stats.already_done)
-        if not todo:
-            return stats
-        embedded = None
-        if backend is None:
-            address = referee
-            if address is None:
-                from referee.logs import configure_logging
-                from referee.server import EmbeddedReferee
+    with contextlib.ExitStack() as cleanup:
+        log = make_logger(cleanup.enter_context((out / "tournament.log").open("a", encoding="utf-8", buffering=1)))
+        store = cleanup.enter_context(Store(out / DB_NAME))
+        return _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s)
 
-                # the referee's own structured logs go to a file beside ours, not over the progress bar
-                configure_logging("info", json=True, stream=(out / "referee.log").open("a", encoding="utf-8", buffering=1))
-                embedded = EmbeddedReferee(records_dir=out / "records")
-                address = embedded.start()
-                log.info("referee_started", address=address)
-            backend = grpc_backend(config, address, p, log)
-        try:
-            run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals))
-        finally:
-            if embedded is not None:
-                embedded.stop()
-        stats.played, stats.failed, stats.interrupted = run.played, run.failed, run.interrupted
-        stats.stop_reason, stats.elapsed_s = run.stop_reason, run.elapsed_s
-        log.info("run_ended", played=stats.played, failed=stats.failed, missing=stats.missing, interrupted=stats.interrupted,
-                 stop_reason=stats.stop_reason, elapsed_s=round(stats.elapsed_s, 2), games_per_hour=round(stats.games_per_hour))
+
+def _run(
+    config: TournamentConfig, p: Plan, store: Store, log: Any, cleanup: contextlib.ExitStack, referee: str | None,
+    concurrency: int | None, backend: Backend | None, progress: Progress | None, handle_signals: bool,
+    time_budget_s: float | None,
+) -> RunStats:
+    out = config.output
+    store.claim(config.fingerprint())
+    store.set_meta("bots", {b.name: list(b.command) for b in config.bots})
+    if config.pool is not None:
+        store.import_pool(config.pool)
+    if p.pool:
+        store.set_meta("ladder", {"pool": p.pool, "new": p.new_bots})
+    done = store.done_keys()
+    todo = [g for g in p.games if g.key not in done]
+    conc = concurrency or config.concurrency
+    stats = RunStats(scheduled=len(p.games), already_done=len(p.games) - len(todo))
+    log.info("run_started", scheduled=stats.scheduled, done=stats.already_done, todo=len(todo), concurrency=conc,
+             config=str(config.source or ""), referee=referee or ("embedded" if backend is None else "custom"))
+    if progress is not None:
+        progress.started(stats.scheduled, stats.already_done)
+    if not todo:
         return stats
+    embedded = None
+    if backend is None:
+        address = referee
+        if address is None:
+            from referee.logs import configure_logging
+            from referee.server import EmbeddedReferee
+
+            # the referee's own structured logs go to a file beside ours, not over the progress bar; the
+            # global structlog configuration is put back afterwards
+            saved = structlog.get_config()
+            cleanup.callback(lambda: structlog.configure(**saved))
+            ref_log = cleanup.enter_context((out / "referee.log").open("a", encoding="utf-8", buffering=1))
+            configure_logging("info", json=True, stream=ref_log)
+            embedded = EmbeddedReferee(records_dir=out / "records")
+            address = embedded.start()
+            log.info("referee_started", address=address)
+        backend = grpc_backend(config, address, p, log)
+    try:
+        run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s))
     finally:
-        store.close()
+        if embedded is not None:
+            embedded.stop()
+    stats.played, stats.failed, stats.interrupted = run.played, run.failed, run.interrupted
+    stats.stop_reason, stats.elapsed_s, stats.budget_reached = run.stop_reason, run.elapsed_s, run.budget_reached
+    log.info("run_ended", played=stats.played, failed=stats.failed, missing=stats.missing, interrupted=stats.interrupted,
+             budget_reached=stats.budget_reached, stop_reason=stats.stop_reason, elapsed_s=round(stats.elapsed_s, 2), games_per_hour=round(stats.games_per_hour))
+    return stats
 
 
 async def _main(
     todo: list[Game], backend: Backend, store: Store, config: TournamentConfig, concurrency: int,
-    progress: Progress | None, log: Any, handle_signals: bool,
+    progress: Progress | None, log: Any, handle_signals: bool, time_budget_s: float | None = None,
 ) -> RunStats:
     stop = asyncio.Event()
+    drain = asyncio.Event()
     loop = asyncio.get_running_loop()
-    installed: list[int] = []
+    if time_budget_s is not None:
+        loop.call_later(time_budget_s, drain.set)
+    installed: list[signal.Signals] = []
     if handle_signals:
         def on_signal(signame: str) -> None:
             if not stop.is_set():
@@ -533,7 +556,8 @@ async def _main(
                 pass
     try:
         async with backend() as match_fn:
-            return await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, progress=progress, log=log)
+            return await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, drain=drain,
+                                    progress=progress, log=log)
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)

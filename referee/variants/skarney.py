@@ -85,6 +85,7 @@ __all__ = [
     "meld_points",
     "find_contracts",
     "STOP_RANKS",
+    "SKARNEY_MELDS",
 ]
 
 HAND_SIZE = 11  # SKA-1
@@ -474,6 +475,9 @@ class _SkarneyBase:
                 f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)")
         require(contains_cards(state.hands[seat], action.cards), "NOT_IN_HAND",
                 f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
+        if meld.meld_kind is not MeldKind.WILD_SET:
+            require(_wild_count([*meld.reading.raw, *action.cards], rules.wild_ranks) <= 1, "TOO_MANY_WILDS",
+                    f"meld {meld.id} would hold more than one wild card (SKA-2)")
         reading = extend_meld(meld.reading, action.cards, rules.meld_rules, rules.wild_ranks, action.stands_for, rule="SKA-6")
         if reading.kind is not MeldKind.WILD_SET:
             require(_wild_count(reading.raw, rules.wild_ranks) <= 1, "TOO_MANY_WILDS",
@@ -534,6 +538,7 @@ class _SkarneyBase:
             meld = state.meld(action.meld_id)
             remove_cards(state.hands[seat], [action.natural])
             state.hands[seat].append(action.wild)
+            meld.laid_by = _layers(meld, plan, seat)
             meld.reading = plan
             return [Event("EXCHANGED_WILD", seat, (action.natural, action.wild), meld_id=meld.id,
                           text=f"seat {seat} put {action.natural} in meld {meld.id} and took {action.wild} (SKA-5)")]

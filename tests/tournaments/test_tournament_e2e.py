@@ -26,7 +26,7 @@ def _bot(name: str, module: str | None = None, script: str | None = None) -> dic
 
 def _config(out: Path, bots: list[dict[str, Any]], **t: Any) -> Any:
     tournament = {"variant": "indian", "games_per_pairing": 1, "concurrency": 4, "seed": "e2e", "output": str(out),
-                  "time_control": {"per_move_ms": 150, "grace_ms": 300}, **t}
+                  "time_control": {"per_move_ms": 400, "grace_ms": 300}, **t}
     return parse_config({"tournament": tournament, "bots": bots}, base_dir=out.parent)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,26 @@ def test_a_ladder_without_new_bots_is_a_config_error(tmp_path: Path) -> None:
 
 def test_match_error_text_is_kept(tmp_path: Path) -> None:
     assert str(MatchError("CreateMatch: UNAVAILABLE")) == "CreateMatch: UNAVAILABLE"
+
+
+def test_a_time_budget_ends_the_run_at_a_deal_boundary(tmp_path: Path) -> None:
+    """Once the budget is spent no new deal begins, and the deals begun are complete (every rotation played)."""
+    config = fake_config(tmp_path / "out", games_per_pairing=50, concurrency=2)
+    stats = run_tournament(config, backend=static_backend(FakeReferee(delay=0.01)), handle_signals=False, time_budget_s=0.15)
+    assert stats.budget_reached and not stats.interrupted and 0 < stats.played < 300
+    with Store(tmp_path / "out" / DB_NAME) as store:
+        per_deal = Counter(row.deal for row in store.rows())
+    assert set(per_deal.values()) == {6}  # 3 pairings x 2 rotations in every deal played
+    assert sorted(per_deal) == list(range(len(per_deal)))
+
+
+def test_the_store_keeps_the_first_result_of_a_key(tmp_path: Path) -> None:
+    config = fake_config(tmp_path / "out", games_per_pairing=1)
+    game = plan(config).games[0]
+    with Store(tmp_path / "db.sqlite") as store:
+        kw = dict(ranking=[[0], [1]], totals=[0, 40], reason="r", forfeited=[], duration_s=1.0)
+        assert store.record(game, **kw) is True  # type: ignore[arg-type]
+        assert store.record(game, **{**kw, "reason": "again"}) is False  # type: ignore[arg-type]
+        assert [r.reason for r in store.rows()] == ["r"]
+    with pytest.raises(FileNotFoundError):
+        load_ratings(tmp_path / "nowhere")

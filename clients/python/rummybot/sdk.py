@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from rummy.referee.v1 import referee_pb2 as pb
-from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 from referee import protocodec as codec
 from referee.variants.base import Action, SeatView
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 __all__ = ["Bot", "Request", "run_bot", "main", "parse_args"]
 

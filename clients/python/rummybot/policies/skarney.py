@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from referee.cards import Card, Rank
+from referee.errors import IllegalAction
 from referee.melds import ACE_HIGH, MeldKind, extend_meld
 from referee.variants.base import (
     AcceptOffer,
@@ -79,7 +80,7 @@ def _fits_own_meld(view: SeatView, card: Card, wilds: frozenset[Rank]) -> bool:
             continue
         try:
             extend_meld(m.reading, [card], SKARNEY_MELDS, wilds)
-        except Exception:  # noqa: BLE001 - any refusal means "does not fit"
+        except IllegalAction:  # any refusal means "does not fit"
             continue
         if m.meld_kind is MeldKind.WILD_SET or sum(1 for p in m.cards if p.card.rank in wilds) + (card.rank in wilds) <= 1:
             return True
