@@ -23,7 +23,7 @@ def decisions_per_second(variant: str, seats: int, seconds: float) -> float:
         rng = random.Random(k)
         m = Match(MatchConfig(variant=variant, seats=seats, seed=f"bench{k}", max_turns_per_hand=200, max_hands=1))
 
-        def choose(seat, view, legal):
+        def choose(seat, view, legal, rng=rng):
             nonlocal done
             done += 1
             return rng.choice(legal)

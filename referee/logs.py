@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import IO
+from typing import TextIO
 
 import structlog
 
 __all__ = ["configure_logging", "get_logger"]
 
 
-def configure_logging(level: str = "info", json: bool = True, stream: IO[str] | None = None) -> None:
+def configure_logging(level: str = "info", json: bool = True, stream: TextIO | None = None) -> None:
     """JSON lines for machines (the default), or a readable console format."""
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)

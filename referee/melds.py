@@ -207,7 +207,7 @@ def _fill_run(
     empty = [p for p in window if p not in taken]
     if len(empty) != len(stand_ins):
         return None
-    for pos, c in zip(empty, stand_ins):
+    for pos, c in zip(empty, stand_ins, strict=True):
         taken[pos] = Placed(pos, c, _rank_at(pos), suit)
     reading = MeldReading(MeldKind.RUN, tuple(taken[p] for p in window))
     if rules.max_wilds is not None and reading.wilds_used > rules.max_wilds:
@@ -337,15 +337,22 @@ def _reassigned(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -
     cards = list(reading.cards)
     slots = [i for i, p in enumerate(cards) if p.is_wild]
     spare = [cards[i].card for i in slots]
+    claimed: set[int] = set()
+
+    def fits(i: int, target: Card) -> bool:
+        return i not in claimed and cards[i].rank == target.rank and cards[i].suit in (Suit.NONE, target.suit)
+
     for wild, target in stands_for:
-        spot = next((i for i in slots if cards[i].rank == target.rank
-                     and (cards[i].suit is Suit.NONE or cards[i].suit == target.suit)), None)
-        if spot is None or wild not in spare:
-            return None
-        cards[spot] = Placed(cards[spot].pos, wild, cards[spot].rank, cards[spot].suit)
-        slots.remove(spot)
-        spare.remove(wild)
-    for i, card in zip(slots, spare, strict=True):
+        spot = next((i for i in range(len(cards)) if cards[i].card == wild and fits(i, target)), None)
+        if spot is None:
+            spot = next((i for i in slots if fits(i, target)), None)
+            if spot is None or wild not in spare:
+                return None
+            cards[spot] = Placed(cards[spot].pos, wild, cards[spot].rank, cards[spot].suit)
+        claimed.add(spot)
+        if spot in slots:
+            spare.remove(wild)
+    for i, card in zip([i for i in slots if i not in claimed], spare, strict=True):
         cards[i] = Placed(cards[i].pos, card, cards[i].rank, cards[i].suit)
     return MeldReading(reading.kind, tuple(cards) if reading.kind is MeldKind.RUN else tuple(sorted(cards)))
 
@@ -418,6 +425,9 @@ def extend_meld(
     return _choose(found, stands_for, f"{meld.describe()} + {' '.join(map(str, cards))}", rule, accept)
 
 
+_RUN_CARD = {(pos, suit): Card(_rank_at(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS}
+
+
 def find_melds(
     hand: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), max_wilds: int | None = None
 ) -> list[tuple[Card, ...]]:
@@ -439,7 +449,7 @@ def find_melds(
         for c in counts:
             by_rank.setdefault(c.rank, []).append(c)
         top = rules.max_set if rules.max_set is not None else len(hand)
-        for rank, kinds in by_rank.items():
+        for kinds in by_rank.values():
             pool = [c for c in kinds for _ in range(counts[c])]
             for size in range(1, min(len(pool), top) + 1):
                 for combo in set(itertools.combinations(sorted(pool), size)):
@@ -459,7 +469,7 @@ def find_melds(
                     group: list[Card] = []
                     missing = 0
                     for pos in range(low, high + 1):
-                        want = Card(_rank_at(pos), suit)
+                        want = _RUN_CARD[pos, suit]
                         if counts[want] > group.count(want) and not _is_wild(want, wilds):
                             group.append(want)
                         else:

@@ -94,7 +94,7 @@ class MatchSession:
             _Seat(secrets.token_urlsafe(18) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
             for s, bt in enumerate(bot_tokens)
         ]
-        self.status = pb.MATCH_STATUS_WAITING
+        self.status: int = pb.MATCH_STATUS_WAITING
         self.watchers: list[asyncio.Queue[pb.MatchEvent | None]] = []
         self.done = asyncio.Event()
         self.sequence = 0

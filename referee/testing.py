@@ -12,6 +12,7 @@ from typing import Any
 
 from referee.cards import Card, shuffled
 from referee.errors import IllegalAction
+from referee.melds import Placed
 from referee.variants import find
 from referee.variants.base import Action, Event, HandState, PileView, SeatView, Table
 
@@ -72,7 +73,7 @@ def cards_named(obj: Any) -> set[Card]:
         if isinstance(x, Card):
             out.add(x)
         elif is_dataclass(x) and not isinstance(x, type):
-            if type(x).__name__ == "Placed":
+            if isinstance(x, Placed):
                 out.add(x.card)
                 return
             for f in fields(x):

@@ -404,8 +404,8 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
     @contextlib.asynccontextmanager
     async def cm() -> AsyncIterator[MatchFn]:
         import grpc
-        from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
+        from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
         from tournaments.botproc import BotPool, OneShot
 
         log_dir = config.output / "bots"

@@ -376,7 +376,7 @@ class _SkarneyBase:
 
     # ------------------------------------------------------------ whose decision
 
-    def decision(self, state: SkarneyState) -> Decision | None:  # type: ignore[override]
+    def decision(self, state: SkarneyState) -> Decision | None:
         """The seat to answer the offer (OFFER), else the player in turn (PLAY); None once the hand is over."""
         if state.over:
             return None
@@ -513,7 +513,7 @@ class _SkarneyBase:
 
     # ------------------------------------------------------------ apply
 
-    def apply(self, state: SkarneyState, seat: int, action: Action) -> list[Event]:  # type: ignore[override]
+    def apply(self, state: SkarneyState, seat: int, action: Action) -> list[Event]:
         """Apply one action after checking it (the state is untouched when it is refused).
 
         :raises IllegalAction: ``NOT_YOUR_TURN``, ``WRONG_PHASE``, ``CONTRACT_NOT_MET``, ``TOO_MANY_WILDS``,
@@ -645,7 +645,7 @@ class _SkarneyBase:
 
     # ------------------------------------------------------------ lists for bots
 
-    def legal_actions(self, state: SkarneyState, seat: int) -> list[Action]:  # type: ignore[override]
+    def legal_actions(self, state: SkarneyState, seat: int) -> list[Action]:
         """In OFFER: accept or decline. In PLAY: a sample of contract layings (or, once laid, new melds and
         lay-offs), every exchange, each distinct offer and the end of turn where allowed; capped at 60."""
         d = self.decision(state)
@@ -741,7 +741,7 @@ class _SkarneyBase:
         pos = {1, ACE_HIGH} if c.rank is Rank.ACE else {int(c.rank)}
         return any(m.reading.low - 2 <= p < m.reading.low or m.reading.high < p <= m.reading.high + 2 for p in pos)
 
-    def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:  # type: ignore[override]
+    def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
         """A missed deadline: decline an offer; in play offer the highest card (a natural if any), or end the
         turn when nothing may be offered."""
         d = self.decision(state)
@@ -755,7 +755,7 @@ class _SkarneyBase:
 
     # ------------------------------------------------------------ views
 
-    def observe(self, state: SkarneyState, seat: int) -> SeatView:  # type: ignore[override]
+    def observe(self, state: SkarneyState, seat: int) -> SeatView:
         """Own hand, every meld, the card on offer, hand and stock sizes, and the contract facts (COM-6)."""
         rules = state.r
         k = contract_size(state.hand_number)
@@ -805,7 +805,7 @@ class _SkarneyBase:
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, state: SkarneyState) -> HandScore:  # type: ignore[override]
+    def score(self, state: SkarneyState) -> HandScore:
         """SKA-10..12: melds score for their owners, cards in hand subtract for every side that did not go out
         (every side when nobody did); the side that went out, or else the side with the most points, takes the
         hand bonus (plus 200 for a shutout); sides level at the top: the hand does not count."""

@@ -661,7 +661,7 @@ def runs_with_deuces(draw: st.DrawFn) -> tuple[list[Card], list[tuple[Card, Card
     deuce stands for, and the value the table gives it."""
     suit = draw(st.sampled_from(SUITS))
     low = draw(st.integers(1, 12))
-    high = draw(st.integers(low + 2, min(13 if low == 1 else ACE_HIGH, low + 12)))
+    high = draw(st.integers(low + 2, min(13 if low == 1 else ACE_HIGH, low + 11)))  # 13 cards: A-K or 2-A
     positions = list(range(low, high + 1))
     natural_spot = draw(st.sampled_from([p for p in positions if p != 2]))  # deuces alone are no meld (FOR-2)
     wild_at = draw(st.sets(st.sampled_from(positions))) - {natural_spot}
@@ -670,7 +670,9 @@ def runs_with_deuces(draw: st.DrawFn) -> tuple[list[Card], list[tuple[Card, Card
         rank = Rank.ACE if pos == ACE_HIGH else Rank(pos)
         target = Card(rank, suit)
         if pos in wild_at or rank is Rank.TWO:
-            deuce = Card(Rank.TWO, draw(st.sampled_from(SUITS)))
+            # the two of the run's suit, where its place is in the run, is read as itself (the engine's choice)
+            others = [x for x in SUITS if x != suit] if low <= 2 <= high else SUITS
+            deuce = target if rank is Rank.TWO else Card(Rank.TWO, draw(st.sampled_from(others)))
             cards.append(deuce)
             stands.append((deuce, target))
             points += _table_value(MeldKind.RUN, deuce, rank, pos, False)
