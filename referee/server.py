@@ -63,6 +63,12 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.tasks: set[asyncio.Task[None]] = set()
         self.log = get_logger(component="server")
 
+    def track(self, session: MatchSession) -> None:
+        task = asyncio.get_running_loop().create_task(session.run())
+        session.task = task
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     # ------------------------------------------------------------ unary calls
 
     async def ListVariants(self, request: pb.ListVariantsRequest, context: grpc.aio.ServicerContext) -> pb.ListVariantsResponse:
@@ -101,7 +107,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         )
         tc = request.time_control
         time = TimeControl(per_move_ms=tc.per_move_ms or self.default_time.per_move_ms, bank_ms=tc.bank_ms,
-                           grace_ms=tc.grace_ms or self.default_time.grace_ms, connect_ms=self.default_time.connect_ms,
+                           grace_ms=tc.grace_ms or self.default_time.grace_ms,
+                           connect_ms=tc.connect_ms or self.default_time.connect_ms,
                            max_rejections=self.default_time.max_rejections)
         match_id = secrets.token_hex(6)
         names = [s.name or f"seat{i}" for i, s in enumerate(request.seats)]
@@ -115,9 +122,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                 session.attach(seat, conn)
             else:
                 self.waiting.setdefault(token, []).append((session, seat))
-        task = asyncio.get_running_loop().create_task(session.run())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.track(session)
         self.log.info("match_created", match_id=match_id, variant=variant.name, seats=names, seed_set=request.HasField("seed"))
         return session
 
@@ -139,6 +144,16 @@ class RefereeService(pb_grpc.RefereeServicer):
             return session.result
         return pb.MatchResult(match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
                               totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats])
+
+    async def AbortMatch(self, request: pb.AbortMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+        session = self.sessions.get(request.match_id)
+        if session is None:
+            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
+            raise AssertionError("unreachable")
+        session.abort(request.reason or "aborted by request")
+        await session.done.wait()
+        assert session.result is not None
+        return session.result
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.EvaluateResponse:
         from referee.evaluate import evaluate

@@ -152,6 +152,16 @@ class MatchSession:
     # ------------------------------------------------------------ the match loop
 
     _current: tuple[int, int, pb.RefereeMessage] | None = None
+    task: asyncio.Task[None] | None = None
+
+    def abort(self, reason: str) -> None:
+        """Stop the match where it stands: it ends ABORTED, recorded as such, with no ranking."""
+        if self.done.is_set():
+            return
+        if self.task is not None:
+            self.task.cancel()
+        self._record({"type": "aborted", "reason": reason})
+        self._finish(pb.MATCH_STATUS_ABORTED, reason=f"aborted: {reason}")
 
     async def run(self) -> None:
         try:
@@ -167,6 +177,10 @@ class MatchSession:
                     continue
                 await self._ask(d.seat)
             self._finish(pb.MATCH_STATUS_FINISHED)
+        except asyncio.CancelledError:
+            if not self.done.is_set():
+                self._finish(pb.MATCH_STATUS_ABORTED, reason="aborted: referee shutting down")
+            raise
         except Exception:  # the match must end with a result even if the code has a bug
             self.log.exception("match_crashed")
             self._finish(pb.MATCH_STATUS_ABORTED, reason="referee error")
@@ -293,6 +307,8 @@ class MatchSession:
                         s.conn.send(pb.RefereeMessage(hand_result=hr))
 
     def _finish(self, status: int, reason: str = "") -> None:
+        if self.done.is_set():
+            return
         m = self.match
         out = m.outcome
         result = pb.MatchResult(match_id=self.match_id, status=status, variant=m.variant.name,  # type: ignore[arg-type]

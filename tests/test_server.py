@@ -236,3 +236,21 @@ def test_stacked_decks_are_refused_unless_the_server_allows_them():
         with pytest.raises(grpc.RpcError) as err:
             create(s, decks=[pb.Cards(cards=[pb.Card(rank=1, suit=1)])])
         assert "STACKED_DECKS_DISABLED" in err.value.details()
+
+
+def test_a_seat_that_never_joins_forfeits_after_the_connect_time_and_the_match_ends(referee, stub):
+    created = create(stub, time_control=pb.TimeControl(connect_ms=200))
+    asyncio.run(run_bot(PolicyBot("greedy", greedy_policy, seed=1), referee.address, match_id=created.match_id,
+                        token=created.seat_tokens[0]))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert final.status == pb.MATCH_STATUS_FINISHED and list(final.forfeited) == [1]
+    assert list(final.ranking[-1].seats) == [1]
+
+
+def test_abort_match_ends_a_running_match_as_aborted_and_records_it(referee, stub):
+    created = create(stub)  # nobody joins: it waits for its seats
+    result = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="tournament stopped"))
+    assert result.status == pb.MATCH_STATUS_ABORTED and "tournament stopped" in result.reason
+    again = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert again.status == pb.MATCH_STATUS_ABORTED
+    assert '"aborted"' in open(again.record_path).read()

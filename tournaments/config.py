@@ -72,6 +72,7 @@ class TimeControl:
     per_move_ms: int = 0  # 0: the referee's default
     bank_ms: int = 0
     grace_ms: int = 0  # 0: the referee's default
+    connect_ms: int = 5000  # a bot that has not joined by then forfeits its seat; 0: the referee's default
 
 
 @dataclass(frozen=True)
@@ -259,11 +260,12 @@ def parse_config(
     tc = t.get("time_control", {})
     if not isinstance(tc, Mapping):
         raise ConfigError("tournament.time_control", "must be a table: { per_move_ms = ..., bank_ms = ... }")
-    _no_unknown(tc, "tournament.time_control.", ("per_move_ms", "bank_ms", "grace_ms"))
+    _no_unknown(tc, "tournament.time_control.", ("per_move_ms", "bank_ms", "grace_ms", "connect_ms"))
     time_control = TimeControl(
         per_move_ms=_int(tc, "tournament.time_control.per_move_ms", "per_move_ms", default=0, minimum=0) or 0,
         bank_ms=_int(tc, "tournament.time_control.bank_ms", "bank_ms", default=0, minimum=0) or 0,
         grace_ms=_int(tc, "tournament.time_control.grace_ms", "grace_ms", default=0, minimum=0) or 0,
+        connect_ms=_int(tc, "tournament.time_control.connect_ms", "connect_ms", default=5000, minimum=0) or 0,
     )
 
     concurrency = _int(t, "tournament.concurrency", "concurrency", default=os.cpu_count() or 1, minimum=1)

@@ -330,7 +330,8 @@ def _create_request(req: MatchRequest, tokens: Sequence[str]) -> Any:
         options=dict(req.options),
         seats=[pb.SeatSpec(name=bot, bot_token=tok) for bot, tok in zip(req.game.seats, tokens, strict=True)],
         seed=req.game.seed,
-        time_control=pb.TimeControl(per_move_ms=tc.per_move_ms, bank_ms=tc.bank_ms, grace_ms=tc.grace_ms),
+        time_control=pb.TimeControl(per_move_ms=tc.per_move_ms, bank_ms=tc.bank_ms, grace_ms=tc.grace_ms,
+                                    connect_ms=tc.connect_ms),
         max_turns_per_hand=req.max_turns_per_hand or 0,
         max_hands=req.max_hands or 0,
         forfeit_after=req.forfeit_after or 0,
@@ -361,6 +362,16 @@ async def _rpc(what: str, call: Awaitable[Any]) -> Any:
         raise MatchError(f"{what}: {exc.code().name}: {exc.details()}") from exc
 
 
+async def _abort_quietly(stub: Any, match_id: str) -> None:
+    """Stop a match this run will not wait for (Ctrl-C), so the referee does not play it on unseen."""
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    try:
+        await asyncio.wait_for(stub.AbortMatch(pb.AbortMatchRequest(match_id=match_id, reason="tournament stopped")), 5)
+    except Exception:  # the referee may be gone already; the game is replayed on resume either way
+        pass
+
+
 class GrpcMatches:
     """Matches on a referee, seated with the persistent bot processes' bot tokens."""
 
@@ -373,7 +384,11 @@ class GrpcMatches:
 
         with self.pool.lease_seats(req.game.seats) as procs:
             created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]), timeout=30))
-            result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+            try:
+                result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+            except asyncio.CancelledError:
+                await _abort_quietly(self.stub, created.match_id)
+                raise
         return _outcome(result)
 
 

@@ -538,14 +538,16 @@ class ListVariantsResponse(_message.Message):
     def __init__(self, variants: _Optional[_Iterable[_Union[VariantInfo, _Mapping]]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("per_move_ms", "bank_ms", "grace_ms")
+    __slots__ = ("per_move_ms", "bank_ms", "grace_ms", "connect_ms")
     PER_MOVE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
     per_move_ms: int
     bank_ms: int
     grace_ms: int
-    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
+    connect_ms: int
+    def __init__(self, per_move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ..., connect_ms: _Optional[int] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
     __slots__ = ("name", "bot_token")
@@ -599,6 +601,14 @@ class WatchRequest(_message.Message):
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class AbortMatchRequest(_message.Message):
+    __slots__ = ("match_id", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    reason: str
+    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class GetResultRequest(_message.Message):
     __slots__ = ("match_id", "wait")

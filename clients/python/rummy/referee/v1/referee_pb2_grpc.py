@@ -64,6 +64,11 @@ class RefereeStub:
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateRequest.SerializeToString,
                 response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateResponse.FromString,
                 _registered_method=True)
+        self.AbortMatch = channel.unary_unary(
+                '/rummy.referee.v1.Referee/AbortMatch',
+                request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.SerializeToString,
+                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
+                _registered_method=True)
 
 
 class RefereeServicer:
@@ -105,6 +110,13 @@ class RefereeServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AbortMatch(self, request, context):
+        """Stop a running match: it ends ABORTED with no ranking (a tournament interrupted by Ctrl-C).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +149,11 @@ def add_RefereeServicer_to_server(servicer, server):
                     servicer.Evaluate,
                     request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateRequest.FromString,
                     response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateResponse.SerializeToString,
+            ),
+            'AbortMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbortMatch,
+                    request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.FromString,
+                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -301,6 +318,33 @@ class Referee:
             '/rummy.referee.v1.Referee/Evaluate',
             rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateRequest.SerializeToString,
             rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbortMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummy.referee.v1.Referee/AbortMatch',
+            rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.SerializeToString,
+            rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
             options,
             channel_credentials,
             insecure,
