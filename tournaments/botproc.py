@@ -114,6 +114,14 @@ async def _pump(stream: asyncio.StreamReader | None, log: TailLog) -> None:
         log.write(chunk)
 
 
+def resolve_command(command: Sequence[str]) -> list[str]:
+    """A bot command starting with ``python`` or ``python3`` runs on the runner's own interpreter, so configs
+    work the same inside and outside an activated virtual environment."""
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return list(command)
+
+
 async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], log: TailLog) -> asyncio.subprocess.Process:
     env = {**os.environ, **spec.env, **env_extra}
     if _GUARD:
@@ -162,7 +170,7 @@ class BotProcess:
 
     @property
     def argv(self) -> list[str]:
-        return [*self.spec.command, "--referee", self.referee, "--bot-token", self.token]
+        return [*resolve_command(self.spec.command), "--referee", self.referee, "--bot-token", self.token]
 
     @property
     def alive(self) -> bool:
@@ -276,7 +284,7 @@ class OneShot:
     async def play(self, name: str, match_id: str, token: str) -> asyncio.subprocess.Process | None:
         spec = self.specs[name]
         log = self.logs[name]
-        argv = [*spec.command, "--referee", self.referee, "--match", match_id, "--token", token]
+        argv = [*resolve_command(spec.command), "--referee", self.referee, "--match", match_id, "--token", token]
         try:
             proc = await _spawn(argv, spec, {"RUMMY_REFEREE": self.referee, "RUMMY_MATCH": match_id, "RUMMY_SEAT_TOKEN": token}, log)
         except OSError as exc:
