@@ -325,7 +325,7 @@ def verify_take(state: OklahomaState, seat: int, action: TakeDiscards) -> _Take:
     _in_hand(state, seat, hand_cards, f"the meld lists cards from your hand (the top card {top} is added to them)")
     if action.lay_off_on is not None:
         require(rules.pile_take == ANY_MELD, "MUST_MELD_TOP_DISCARD",
-                _must_meld_message(rules, top, ", not laid off (pile_take = two-from-hand)"))
+                _must_meld_message(rules, top, ", not laid off" + (" (pile_take = two-from-hand)" if rules.variant == "arlington" else "")))
         meld = _own_meld(state, seat, action.lay_off_on)
         try:
             reading = extend_group(rules, meld.reading, (top, *hand_cards), stands_for)

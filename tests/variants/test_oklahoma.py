@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rummybot.policies import greedy_policy, random_policy
 
 from referee.cards import JOKER, Card, Rank, Suit, parse_card, parse_cards
 from referee.errors import IllegalAction, InvalidOption
@@ -44,6 +43,7 @@ from referee.variants.oklahoma import (
     meld_points,
     read_group,
 )
+from rummybot.policies import greedy_policy, random_policy
 
 C = parse_card
 FILL = parse_cards("3C 6C 9C QC 4D 7D TD KD 5H 8H JH AS 4S")  # no two of these meld together without wilds
