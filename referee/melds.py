@@ -336,24 +336,32 @@ def _reassigned(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -
     named, or None. Stand-ins are interchangeable, but ``readings`` lists only one order of them."""
     cards = list(reading.cards)
     slots = [i for i, p in enumerate(cards) if p.is_wild]
-    spare = [cards[i].card for i in slots]
-    claimed: set[int] = set()
+    pool = Counter(cards[i].card for i in slots)  # the stand-in wilds, to be dealt out again
+    claimed: dict[int, Card] = {}
 
     def fits(i: int, target: Card) -> bool:
         return i not in claimed and cards[i].rank == target.rank and cards[i].suit in (Suit.NONE, target.suit)
 
     for wild, target in stands_for:
-        spot = next((i for i in range(len(cards)) if cards[i].card == wild and fits(i, target)), None)
+        natural = next((i for i in range(len(cards)) if i not in slots and cards[i].card == wild and fits(i, target)), None)
+        if natural is not None:  # the named wild already stands there as itself
+            claimed[natural] = wild
+            continue
+        if pool[wild] == 0:
+            return None
+        spot = next((i for i in slots if cards[i].card == wild and fits(i, target)), None)
         if spot is None:
             spot = next((i for i in slots if fits(i, target)), None)
-            if spot is None or wild not in spare:
-                return None
-            cards[spot] = Placed(cards[spot].pos, wild, cards[spot].rank, cards[spot].suit)
-        claimed.add(spot)
-        if spot in slots:
-            spare.remove(wild)
-    for i, card in zip([i for i in slots if i not in claimed], spare, strict=True):
-        cards[i] = Placed(cards[i].pos, card, cards[i].rank, cards[i].suit)
+        if spot is None:
+            return None
+        claimed[spot] = wild
+        pool[wild] -= 1
+    rest = list(pool.elements())
+    for i in slots:
+        if i not in claimed:
+            claimed[i] = rest.pop()
+    for i in slots:
+        cards[i] = Placed(cards[i].pos, claimed[i], cards[i].rank, cards[i].suit)
     return MeldReading(reading.kind, tuple(cards) if reading.kind is MeldKind.RUN else tuple(sorted(cards)))
 
 
