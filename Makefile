@@ -23,7 +23,8 @@ protos: $(STAMP)
 	$(PY) -m referee.protogen
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check referee tournaments clients/python tests
+	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench
+	$(VENV)/bin/mypy referee tournaments
 
 bench: $(STAMP)
 	$(PY) -m bench.run

@@ -430,7 +430,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
                 await asyncio.wait_for(channel.channel_ready(), 15)
             except TimeoutError as exc:
                 raise MatchError(f"no referee answering at {address}") from exc
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated stub
             used = plan_.bots_used()
             specs = [b for b in config.bots if b.name in used]
             if config.process_per_match:

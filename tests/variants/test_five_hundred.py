@@ -10,7 +10,6 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rummybot.policies import greedy_policy, random_policy
 
 from referee.cards import JOKER, SUITS, Card, Rank, parse_card, parse_cards
 from referee.errors import IllegalAction, InvalidOption
@@ -33,6 +32,7 @@ from referee.variants.base import (
     seat_order,
 )
 from referee.variants.five_hundred import FiveHundredState, in_hand_value, melded_value
+from rummybot.policies import greedy_policy, random_policy
 
 RUM = find("500-rum")
 PARTNERS = find("500-partnership")

@@ -10,7 +10,6 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rummybot.policies import greedy_policy, random_policy
 
 from referee.cards import Card, Rank, Suit, build_deck, parse_card, parse_cards
 from referee.errors import IllegalAction, InvalidOption
@@ -32,6 +31,7 @@ from referee.variants.iceberg import (
     meld_points,
     special_label,
 )
+from rummybot.policies import greedy_policy, random_policy
 
 V: Iceberg = find("iceberg")  # type: ignore[assignment]
 GREEDY = greedy_policy("iceberg")

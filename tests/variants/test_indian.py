@@ -12,7 +12,6 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from rummybot.policies import greedy_policy, random_policy
 
 from referee.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, build_deck, parse_card, parse_cards, shuffled
 from referee.errors import IllegalAction, InvalidOption
@@ -44,6 +43,7 @@ from referee.variants.indian import (
     least_count_after_discard,
     wild_ranks_for,
 )
+from rummybot.policies import greedy_policy, random_policy
 
 V = find("indian")
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

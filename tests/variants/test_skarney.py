@@ -9,7 +9,6 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rummybot.policies import greedy_policy, random_policy
 
 from referee.cards import JOKER, Card, Rank, parse_cards, shuffled
 from referee.errors import IllegalAction, InvalidOption
@@ -43,6 +42,7 @@ from referee.variants.skarney import (
     in_hand_value,
     melded_value,
 )
+from rummybot.policies import greedy_policy, random_policy
 
 SKA = find("skarney")
 SKS = find("skarney-singles")
