@@ -77,6 +77,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--seconds", type=float, default=2.0)
     args = p.parse_args()
+    from referee.logs import configure_logging
+
+    configure_logging("warning")
     rows = []
     for v in all_variants():
         seats = 4 if v.team_play else v.min_seats
