@@ -254,3 +254,22 @@ def test_abort_match_ends_a_running_match_as_aborted_and_records_it(referee, stu
     again = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
     assert again.status == pb.MATCH_STATUS_ABORTED
     assert '"aborted"' in open(again.record_path).read()
+
+
+def test_a_spectator_sees_public_events_only(referee, stub):
+    created = create(stub)
+
+    async def go():
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            watch = pb_grpc.RefereeStub(ch).Watch(pb.WatchRequest(match_id=created.match_id))
+            bots = asyncio.gather(*(run_bot(random_bot(i), referee.address, match_id=created.match_id, token=t)
+                                    for i, t in enumerate(created.seat_tokens)))
+            seen = [e async for e in watch]
+            await bots
+            return seen
+
+    events = asyncio.run(go())
+    assert events and all(not e.private for e in events)
+    draws = [e for e in events if e.kind == "DREW_STOCK"]
+    assert draws and all(not e.cards for e in draws), "a spectator must not see a drawn card"
+    assert any(e.kind == "HAND_ENDED" for e in events)

@@ -1,0 +1,86 @@
+"""The Python SDK as a newcomer uses it: the README's bot plays a match as its own process, and nothing a seat
+receives names the seed before the match is over."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+
+import grpc
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+from referee.server import EmbeddedReferee
+from rummybot import PolicyBot, run_bot
+from rummybot.policies import random_policy
+
+README_BOT = textwrap.dedent('''
+    from rummybot import Bot, main
+
+    class FirstLegal(Bot):
+        def decide(self, view, legal, request):   # may also be `async def`
+            return legal[0]                       # any listed action is legal
+
+    if __name__ == "__main__":
+        main(FirstLegal())
+''')
+
+
+def test_the_readme_bot_plays_a_match_as_a_separate_process(tmp_path):
+    script = tmp_path / "first_legal.py"
+    script.write_text(README_BOT)
+    with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        created = stub.CreateMatch(pb.CreateMatchRequest(variant="fortune", seed="sdk",
+                                                         seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
+                                                         max_hands=2))
+        procs = [subprocess.Popen([sys.executable, str(script), "--referee", ref.address, "--match", created.match_id,
+                                   "--token", t]) for t in created.seat_tokens]
+        try:
+            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
+        finally:
+            for p in procs:
+                p.wait(timeout=30)
+        assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited
+        assert [p.returncode for p in procs] == [0, 0]
+
+
+def test_no_message_names_the_seed_before_the_match_ends():
+    """The shuffle seed never leaves the referee before the end (DESIGN: hidden information)."""
+    seed = "secret-seed-7f3a9c"
+    with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        created = stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seed=seed,
+                                                         seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
+
+        async def spy() -> list[pb.RefereeMessage]:
+            got: list[pb.RefereeMessage] = []
+            out: asyncio.Queue = asyncio.Queue()
+            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+                                                                                 token=created.seat_tokens[0]))))
+
+            async def gen():
+                while (m := await out.get()) is not None:
+                    yield m
+
+            other = asyncio.create_task(run_bot(PolicyBot("r", lambda v: random_policy, seed=1), ref.address,
+                                                match_id=created.match_id, token=created.seat_tokens[1]))
+            async with grpc.aio.insecure_channel(ref.address) as ach:
+                async for msg in pb_grpc.RefereeStub(ach).Play(gen()):
+                    got.append(msg)
+                    if msg.WhichOneof("body") == "decision":
+                        d = msg.decision
+                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                            match_id=d.match_id, request_id=d.request_id, action=d.legal_actions[-1])))
+                    if msg.WhichOneof("body") == "match_result":
+                        break
+                out.put_nowait(None)
+            await other
+            return got
+
+        messages = asyncio.run(spy())
+    before_end = [m for m in messages if m.WhichOneof("body") != "match_result"]
+    assert before_end and all(seed.encode() not in m.SerializeToString() for m in before_end)
+    assert messages[-1].match_result.seed == seed
