@@ -295,7 +295,7 @@ class HandState:
         for m in self.melds:
             if m.id == meld_id:
                 return m
-        raise IllegalAction("NO_SUCH_MELD", f"there is no meld {meld_id} on the table")
+        raise IllegalAction("NO_SUCH_MELD", f"there is no meld {meld_id} on the table (COM-6: the melds are in your view)")
 
     def add_meld(self, owner: int, reading: MeldReading, kind: MeldKind | None = None, label: str = "") -> TableMeld:
         m = TableMeld(self.next_meld_id, owner, reading, [owner] * len(reading.cards), kind, label, len(reading.cards))

@@ -378,7 +378,7 @@ class _FiveHundredFamily:
     def apply(self, state: HandState, seat: int, action: Action) -> list[Event]:
         """Apply one action after checking it (FH-3, FH-4, FH-7, FH-11). :raises IllegalAction: :raises InvalidAction:"""
         st, rules = _st(state)
-        require(not st.over, "HAND_OVER", "the deal is over")
+        require(not st.over, "HAND_OVER", "the deal is over (FH-7)")
         require(seat == st.turn, "NOT_YOUR_TURN", f"seat {st.turn} is to act, not seat {seat} (COM-4)")
         if isinstance(action, (DrawStock, TakeDiscards)) or (isinstance(action, EndTurn) and st.phase is Phase.DRAW):
             require(st.phase is Phase.DRAW, "WRONG_PHASE", "you have drawn already this turn: meld, lay off or discard (FH-4)")
@@ -421,7 +421,7 @@ class _FiveHundredFamily:
         rules = _st(st)[1]
         pile = st.discards
         if action.count < 0:
-            raise InvalidAction("BAD_ACTION", f"cannot take {action.count} cards")
+            raise InvalidAction("BAD_ACTION", f"cannot take {action.count} cards: take 1 or more from the top, or 0 for the whole pile (FH-3)")
         require(bool(pile), "NO_DISCARDS", "the discard pile is empty (FH-3)")
         k = action.count or len(pile)
         require(k <= len(pile), "NOT_ENOUGH_DISCARDS", f"the pile has {len(pile)} cards, not {k} (FH-3)")
@@ -472,7 +472,7 @@ class _FiveHundredFamily:
     def _meld(self, st: FiveHundredState, seat: int, action: Meld) -> list[Event]:
         rules = _st(st)[1]
         if not action.groups or any(not g.cards for g in action.groups):
-            raise InvalidAction("BAD_ACTION", "a meld needs at least one group of cards")
+            raise InvalidAction("BAD_ACTION", "a meld needs at least one group of cards (FH-5)")
         hand = st.hands[seat]
         every = [c for g in action.groups for c in g.cards]
         require(contains_cards(hand, every), "NOT_IN_HAND", f"{format_cards(every)} are not all in your hand (FH-4)")
@@ -484,7 +484,7 @@ class _FiveHundredFamily:
     def _lay_off(self, st: FiveHundredState, seat: int, action: LayOff) -> list[Event]:
         rules = _st(st)[1]
         if not action.cards:
-            raise InvalidAction("BAD_ACTION", "a lay-off needs at least one card")
+            raise InvalidAction("BAD_ACTION", "a lay-off needs at least one card (FH-6)")
         hand = st.hands[seat]
         require(contains_cards(hand, action.cards), "NOT_IN_HAND",
                 f"{format_cards(action.cards)} are not all in your hand (FH-6)")

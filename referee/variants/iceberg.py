@@ -426,7 +426,7 @@ class Iceberg:
         hand = state.hands[seat]
         require(len(groups) > 0, "INVALID_MELD", "a meld action needs at least one group (ICE-3)")
         everything = [c for g in groups for c in g.cards]
-        require(contains_cards(hand, everything), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))}")
+        require(contains_cards(hand, everything), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))} (ICE-2: meld from your hand)")
         read = [self._read_group(state.rules, g) for g in groups]
         events: list[Event] = []
         for reading, label in read:
@@ -447,7 +447,7 @@ class Iceberg:
         m = state.meld(meld_id)
         require(not stands_for, "NO_WILDS", "Iceberg has no wild cards (ICE-3)")
         require(len(cards) > 0, "CANNOT_LAY_OFF", "a lay-off needs at least one card (ICE-3)")
-        require(contains_cards(hand, cards), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))}")
+        require(contains_cards(hand, cards), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))} (ICE-2: lay off from your hand)")
         require(m.meld_kind is not MeldKind.SPECIAL, "SPECIAL_MELD_CLOSED",
                 f"{m.label} is laid all at once and never built by lay-offs (ICE-4)")
         require(all(c.rank is not Rank.ACE for c in cards), "ACES_NEVER_MELD", "aces never meld (ICE-3)")
@@ -465,7 +465,7 @@ class Iceberg:
 
     def _discard(self, state: IcebergState, seat: int, card: Card) -> list[Event]:
         hand = state.hands[seat]
-        require(card in hand, "CARDS_NOT_IN_HAND", f"you do not hold {card}")
+        require(card in hand, "CARDS_NOT_IN_HAND", f"you do not hold {card} (ICE-2: discard from your hand)")
         receiver = state.right_of(seat)
         hand.remove(card)
         state.face_down.append((card, frozenset({seat, receiver})))

@@ -556,7 +556,7 @@ def _rules(state: HandState) -> IndianRules:
 
 
 def _check_turn(state: IndianState, seat: int, phase: Phase, what: str) -> None:
-    require(not state.over, "HAND_OVER", f"the deal is over ({state.end_reason})")
+    require(not state.over, "HAND_OVER", f"the deal is over ({state.end_reason}; IND-7)")
     require(seat == state.turn, "NOT_YOUR_TURN", f"seat {state.turn} is to play, not seat {seat} (COM-4)")
     require(state.phase is phase, "WRONG_PHASE",
             f"{what} is a {phase.value} move; seat {seat} is in its {state.phase.value} phase (IND-6)")

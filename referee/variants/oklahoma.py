@@ -270,7 +270,7 @@ class _Take:
 
 
 def _check_turn(state: OklahomaState, seat: int, phase: Phase, what: str, clause: str) -> None:
-    require(not state.over, "HAND_OVER", f"the hand is over ({state.end_reason})")
+    require(not state.over, "HAND_OVER", f"the hand is over ({state.end_reason}; FOR-7)")
     require(seat == state.turn, "NOT_YOUR_TURN", f"seat {state.turn} is to act, not seat {seat} (COM-4)")
     require(
         state.phase is phase,
@@ -295,11 +295,11 @@ def _own_meld(state: OklahomaState, seat: int, meld_id: int) -> TableMeld:
     return meld
 
 
-def _in_hand(state: OklahomaState, seat: int, cards: Sequence[Card], what: str) -> None:
+def _in_hand(state: OklahomaState, seat: int, cards: Sequence[Card], what: str, clause: str) -> None:
     require(
         contains_cards(state.hands[seat], cards),
         "NOT_IN_HAND",
-        f"{what}: {format_cards(cards)} are not all in your hand",
+        f"{what}: {format_cards(cards)} are not all in your hand ({clause})",
     )
 
 
@@ -322,7 +322,7 @@ def verify_take(state: OklahomaState, seat: int, action: TakeDiscards) -> _Take:
     top = state.discards[-1]
     hand_cards = action.meld.cards if action.meld else ()
     stands_for = action.meld.stands_for if action.meld else ()
-    _in_hand(state, seat, hand_cards, f"the meld lists cards from your hand (the top card {top} is added to them)")
+    _in_hand(state, seat, hand_cards, f"the meld lists cards from your hand (the top card {top} is added to them)", "FOR-4")
     if action.lay_off_on is not None:
         require(rules.pile_take == ANY_MELD, "MUST_MELD_TOP_DISCARD",
                 _must_meld_message(rules, top, ", not laid off" + (" (pile_take = two-from-hand)" if rules.variant == "arlington" else "")))
@@ -353,7 +353,7 @@ def verify_meld(state: OklahomaState, seat: int, action: Meld) -> list[MeldReadi
     _check_turn(state, seat, Phase.PLAY, "melding", "FOR-5")
     if not action.groups:
         raise InvalidAction("EMPTY_MELD", "a meld action needs at least one group (FOR-3)")
-    _in_hand(state, seat, [c for g in action.groups for c in g.cards], "cannot meld")
+    _in_hand(state, seat, [c for g in action.groups for c in g.cards], "cannot meld", "FOR-3")
     return [read_group(state.rules, g.cards, g.stands_for) for g in action.groups]
 
 
@@ -361,7 +361,7 @@ def verify_lay_off(state: OklahomaState, seat: int, action: LayOff) -> tuple[Tab
     """Cards from hand added to one's own meld (FOR-5). :raises IllegalAction:"""
     _check_turn(state, seat, Phase.PLAY, "laying off", "FOR-5")
     meld = _own_meld(state, seat, action.meld_id)
-    _in_hand(state, seat, action.cards, "cannot lay off")
+    _in_hand(state, seat, action.cards, "cannot lay off", "FOR-5")
     return meld, extend_group(state.rules, meld.reading, action.cards, action.stands_for)
 
 
@@ -380,7 +380,7 @@ def verify_exchange(state: OklahomaState, seat: int, action: ExchangeWild) -> tu
     if rules.joker_retrieval == "melder":
         require(meld.laid_by[spot] == seat, "NOT_THE_MELDER",
                 f"only seat {meld.laid_by[spot]}, who melded the joker, may take it back (ARL-7 joker_retrieval = melder)")
-    _in_hand(state, seat, [action.natural], "cannot take back the joker")
+    _in_hand(state, seat, [action.natural], "cannot take back the joker", "ARL-7")
     joker = meld.cards[spot]
     fits = not action.natural.is_joker and action.natural.rank == joker.rank and (
         joker.suit is Suit.NONE or action.natural.suit == joker.suit
@@ -402,7 +402,7 @@ def verify_discard(state: OklahomaState, seat: int, action: Discard) -> None:
     """
     rules = state.rules
     _check_turn(state, seat, Phase.PLAY, "discarding", "FOR-6")
-    _in_hand(state, seat, [action.card], "cannot discard")
+    _in_hand(state, seat, [action.card], "cannot discard", "FOR-6")
     hand = state.hands[seat]
     require(
         not (action.card == QUEEN_OF_SPADES and rules.queen_of_spades_discard_forbidden
@@ -617,7 +617,7 @@ class _Oklahoma:
                 state.turns += 1
                 return events + _begin_turn(state)
         _check_turn(state, seat, state.phase, type(action).__name__, "FOR-4")
-        raise IllegalAction("WRONG_PHASE", f"{type(action).__name__} is not a move in {self.title}")
+        raise IllegalAction("WRONG_PHASE", f"{type(action).__name__} is not a move in {self.title} (FOR-4, FOR-6: draw or take the pile, meld, discard)")
 
     def _draw(self, state: OklahomaState, seat: int) -> list[Event]:
         _check_turn(state, seat, Phase.DRAW, "drawing", "FOR-4")
