@@ -9,10 +9,10 @@ import sys
 import textwrap
 
 import grpc
-from rummy.referee.v1 import referee_pb2 as pb
-from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
 from referee.server import EmbeddedReferee
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot import PolicyBot, run_bot
 from rummybot.policies import random_policy
 
