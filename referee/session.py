@@ -34,6 +34,7 @@ class TimeControl:
 
 
 DEFAULT_TIME = TimeControl()
+INBOX_LIMIT = 64  # answers a seat may have waiting; more are dropped as flooding
 
 
 class Connection:
@@ -141,7 +142,11 @@ class MatchSession:
             seat = next((i for i, s in enumerate(self.seats) if s.conn is conn), None)
             if seat is None:
                 return
-        self.seats[seat].inbox.put_nowait((request_id, action))
+        s = self.seats[seat]
+        if s.inbox.qsize() >= INBOX_LIMIT:  # flooding: drop it, and say so once the queue has room again
+            self._reject(s, request_id, "FLOODING", f"more than {INBOX_LIMIT} answers are waiting: this one is dropped")
+            return
+        s.inbox.put_nowait((request_id, action))
 
     def resign(self, conn: Connection) -> None:
         for seat, s in enumerate(self.seats):
@@ -242,7 +247,12 @@ class MatchSession:
                     continue
                 got_rid, action_pb = item
                 if got_rid != rid:
+                    rejections += 1
                     self._reject(s, got_rid, "STALE_REQUEST", f"request {got_rid} is not the open request {rid}")
+                    if rejections >= self.time.max_rejections:
+                        log.warning("flooding", rejections=rejections)
+                        self._dispatch(self.match.timeout(seat))
+                        return
                     continue
                 try:
                     action = codec.action_from_pb(action_pb)

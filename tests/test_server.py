@@ -284,3 +284,35 @@ def test_a_spectator_sees_public_events_only(referee, stub):
     draws = [e for e in events if e.kind == "DREW_STOCK"]
     assert draws and all(not e.cards for e in draws), "a spectator must not see a drawn card"
     assert any(e.kind == "HAND_ENDED" for e in events)
+
+
+def test_a_flooding_bot_loses_its_seat_and_the_match_goes_on(referee, stub):
+    """A bot that answers every request with a flood of garbage is treated as missing its turns."""
+    created = create(stub, variant="fortune", max_hands=1)
+
+    async def go():
+        async with grpc.aio.insecure_channel(referee.address) as ch:
+            out: asyncio.Queue = asyncio.Queue()
+            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+                                                                                 token=created.seat_tokens[0]))))
+
+            async def gen():
+                while (m := await out.get()) is not None:
+                    yield m
+
+            other = asyncio.create_task(run_bot(PolicyBot("greedy", greedy_policy, seed=2), referee.address,
+                                                match_id=created.match_id, token=created.seat_tokens[1]))
+            async for msg in pb_grpc.RefereeStub(ch).Play(gen()):
+                if msg.WhichOneof("body") == "decision":
+                    for k in range(200):
+                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                            match_id=created.match_id, request_id=msg.decision.request_id + k, action=pb.Action())))
+                elif msg.WhichOneof("body") == "match_result":
+                    break
+            out.put_nowait(None)
+            await other
+
+    asyncio.run(go())
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    assert final.status == pb.MATCH_STATUS_FINISHED
+    assert list(final.forfeited) == [0] and list(final.ranking[-1].seats) == [0]
