@@ -621,7 +621,7 @@ class IndianRummy:
     """Indian rummy, 13 cards (IND-1..IND-15)."""
 
     name: ClassVar[str] = "indian"
-    aliases: ClassVar[tuple[str, ...]] = ("indian-rummy", "13-card", "13-card-rummy", "indian-13", "paplu")
+    aliases: ClassVar[tuple[str, ...]] = ("indian-rummy", "13-card", "13-card-rummy", "indian-13")
     title: ClassVar[str] = "Indian Rummy (13 cards)"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 6
