@@ -53,6 +53,7 @@ __all__ = [
     "private_event",
     "seat_order",
     "rank_by_totals",
+    "zone_view",
 ]
 
 
@@ -529,3 +530,32 @@ def rank_by_totals(game: GameState, lower_is_better: bool) -> tuple[tuple[int, .
         gone = game.eliminated[s] if game.eliminated else False
         keyed.setdefault((gone, t if lower_is_better else -t), []).append(s)
     return tuple(tuple(keyed[k]) for k in sorted(keyed))
+
+
+def zone_view(
+    state: HandState,
+    seat: int,
+    variant: str,
+    totals: Sequence[int],
+    notes: Sequence[tuple[str, str]] = (),
+    phase: Phase | None = None,
+    offer: Card | None = None,
+) -> SeatView:
+    """What ``seat`` sees of the shared zones (COM-6): its own hand, every hand's and the stock's size, the pile as
+    ``pile_view`` shows it, the melds (copies), the face-up cards, and the face-down cards it was let in on."""
+    if state.pile_view is PileView.FANNED:
+        pile = tuple(state.discards)
+    elif state.pile_view is PileView.TOP:
+        pile = tuple(state.discards[-1:])
+    else:
+        pile = ()
+    return SeatView(
+        variant=variant, seat=seat, hand_number=state.hand_number, dealer=state.dealer, turn=state.turn,
+        phase=phase if phase is not None else state.phase, hand=tuple(state.hands[seat]),
+        hand_sizes=tuple(len(h) for h in state.hands), stock_size=len(state.stock), discard_pile=pile,
+        discard_size=len(state.discards), melds=tuple(replace(m, laid_by=list(m.laid_by)) for m in state.melds),
+        face_up=tuple(state.face_up), wild_ranks=tuple(sorted(state.wild_ranks)),
+        in_front=tuple(tuple(state.in_front[s]) if s < len(state.in_front) else () for s in range(state.seats)),
+        received=tuple(c for c, who in state.face_down if seat in who), teams=state.teams,
+        active=tuple(state.active), totals=tuple(totals), notes=tuple(notes), offer=offer,
+    )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from referee.cards import Card, Rank, build_deck, contains_cards, format_cards, remove_cards
@@ -59,6 +59,7 @@ from referee.variants.base import (
     rank_by_totals,
     require,
     seat_order,
+    zone_view,
 )
 
 __all__ = [
@@ -571,14 +572,7 @@ class _FiveHundredFamily:
         notes.append(("end", f"target {rules.target}" if rules.target else f"{rules.deals} deals"))
         if not st.stock:
             notes.append(("stock", "empty: take from the pile or end the turn to end the deal (FH-11)"))
-        melds = tuple(replace(m, laid_by=list(m.laid_by)) for m in st.melds)
-        return SeatView(
-            variant=self.name, seat=seat, hand_number=st.hand_number, dealer=st.dealer, turn=st.turn, phase=st.phase,
-            hand=tuple(st.hands[seat]), hand_sizes=tuple(len(h) for h in st.hands), stock_size=len(st.stock),
-            discard_pile=tuple(st.discards), discard_size=len(st.discards), melds=melds, face_up=(),
-            wild_ranks=tuple(sorted(st.wild_ranks)), in_front=tuple(() for _ in range(st.seats)), received=(),
-            teams=st.teams, active=tuple(st.active), totals=tuple(st.totals), notes=tuple(notes),
-        )
+        return zone_view(st, seat, self.name, st.totals, notes)
 
     # ------------------------------------------------------------ scoring and the game
 

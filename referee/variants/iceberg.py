@@ -62,6 +62,7 @@ from referee.variants.base import (
     rank_by_totals,
     require,
     seat_order,
+    zone_view,
 )
 
 __all__ = [
@@ -511,7 +512,6 @@ class Iceberg:
     def observe(self, state: IcebergState, seat: int) -> SeatView:
         """The seat's own hand, the table, the aces in front of everyone, the hand sizes, and the card passed face
         down by or to this seat (ICE-2); others' passed cards only as "a card lies there"."""
-        received = tuple(c for c, who in state.face_down if seat in who)
         r = state.rules
         notes: list[tuple[str, str]] = [
             ("meld_points", ",".join(str(p) for p in state.earned)),
@@ -528,28 +528,7 @@ class Iceberg:
                 notes.append(("you_passed", f"{card} to seat {receiver}"))
         if state.last_ace_seat is not None:
             notes.append(("last_ace", f"seat {state.last_ace_seat}: the hand ends after that turn"))
-        return SeatView(
-            variant=self.name,
-            seat=seat,
-            hand_number=state.hand_number,
-            dealer=state.dealer,
-            turn=state.turn,
-            phase=state.phase,
-            hand=tuple(state.hands[seat]),
-            hand_sizes=tuple(len(h) for h in state.hands),
-            stock_size=len(state.stock),
-            discard_pile=(),
-            discard_size=0,
-            melds=tuple(state.melds),
-            face_up=(),
-            wild_ranks=(),
-            in_front=tuple(tuple(f) for f in state.in_front),
-            received=received,
-            teams=state.teams,
-            active=tuple(state.active),
-            totals=state.totals,
-            notes=tuple(notes),
-        )
+        return zone_view(state, seat, self.name, state.totals, notes)
 
     # ------------------------------------------------------------ scoring
 

@@ -57,6 +57,7 @@ from referee.variants.base import (
     rank_by_totals,
     require,
     seat_order,
+    zone_view,
 )
 
 __all__ = [
@@ -838,15 +839,7 @@ class IndianRummy:
         ]
         notes += [(f"out:{s}", f"{state.out_reason[s]}: {state.penalty[s]}") for s in range(state.seats)
                   if state.penalty[s] is not None]
-        return SeatView(
-            variant=self.name, seat=seat, hand_number=state.hand_number, dealer=state.dealer, turn=state.turn,
-            phase=state.phase, hand=tuple(state.hands[seat]), hand_sizes=tuple(len(h) for h in state.hands),
-            stock_size=len(state.stock), discard_pile=(state.top,) if state.top is not None else (),
-            discard_size=len(state.discards), melds=(), face_up=tuple(state.face_up),
-            wild_ranks=tuple(sorted(state.wild_ranks)), in_front=tuple(tuple(f) for f in state.in_front),
-            received=tuple(c for c, who in state.face_down if seat in who), teams=state.teams,
-            active=tuple(state.active), totals=state.totals, notes=tuple(notes),
-        )
+        return zone_view(state, seat, self.name, state.totals, notes)
 
     # -- scoring
 

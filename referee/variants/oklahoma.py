@@ -60,6 +60,7 @@ from referee.variants.base import (
     rank_by_totals,
     require,
     seat_order,
+    zone_view,
 )
 
 __all__ = [
@@ -673,14 +674,7 @@ class _Oklahoma:
         notes = self._notes(state.rules) + (("restocks", str(state.restocks)),)
         if seat == state.turn and state.drawn is not None:
             notes += (("drawn", str(state.drawn)),)
-        return SeatView(
-            variant=self.name, seat=seat, hand_number=state.hand_number, dealer=state.dealer, turn=state.turn,
-            phase=state.phase, hand=tuple(state.hands[seat]), hand_sizes=tuple(len(h) for h in state.hands),
-            stock_size=len(state.stock), discard_pile=tuple(state.discards[-1:]), discard_size=len(state.discards),
-            melds=tuple(replace(m, laid_by=list(m.laid_by)) for m in state.melds), face_up=(),
-            wild_ranks=tuple(sorted(state.wild_ranks)), in_front=(), received=(), teams=state.teams,
-            active=tuple(state.active), totals=state.totals, notes=notes,
-        )
+        return zone_view(state, seat, self.name, state.totals, notes)
 
     def _notes(self, rules: OklahomaRules) -> tuple[tuple[str, str], ...]:
         return (

@@ -67,6 +67,7 @@ from referee.variants.base import (
     rank_by_totals,
     require,
     seat_order,
+    zone_view,
 )
 
 __all__ = [
@@ -779,29 +780,8 @@ class _SkarneyBase:
         if state.laid_off:
             notes.append(("laid_off", ",".join(f"{k_}:{v}" for k_, v in sorted(state.laid_off.items()))))
         d = self.decision(state)
-        return SeatView(
-            variant=rules.variant,
-            seat=seat,
-            hand_number=state.hand_number,
-            dealer=state.dealer,
-            turn=state.turn,
-            phase=d.phase if d is not None else state.phase,
-            hand=tuple(state.hands[seat]),
-            hand_sizes=tuple(len(h) for h in state.hands),
-            stock_size=len(state.stock),
-            discard_pile=(),
-            discard_size=0,
-            melds=tuple(state.melds),
-            face_up=tuple(state.face_up),
-            wild_ranks=tuple(sorted(state.wild_ranks)),
-            in_front=tuple(tuple(f) for f in state.in_front),
-            received=(),
-            teams=state.teams,
-            active=tuple(state.active),
-            totals=state.totals,
-            notes=tuple(notes),
-            offer=state.face_up[0] if state.phase is Phase.OFFER and state.face_up else None,
-        )
+        offer = state.face_up[0] if state.phase is Phase.OFFER and state.face_up else None
+        return zone_view(state, seat, rules.variant, state.totals, notes, d.phase if d is not None else None, offer)
 
     # ------------------------------------------------------------ scoring
 
