@@ -84,3 +84,15 @@ def test_no_message_names_the_seed_before_the_match_ends():
     before_end = [m for m in messages if m.WhichOneof("body") != "match_result"]
     assert before_end and all(seed.encode() not in m.SerializeToString() for m in before_end)
     assert messages[-1].match_result.seed == seed
+
+
+def test_the_bot_command_line_reads_the_environment(monkeypatch):
+    """A tournament sets RUMMY_REFEREE, RUMMY_BOT_TOKEN and RUMMY_BOT_SEED; flags win over them."""
+    from rummybot.sdk import parse_args
+
+    monkeypatch.setenv("RUMMY_REFEREE", "127.0.0.1:5")
+    monkeypatch.setenv("RUMMY_BOT_TOKEN", "tok")
+    monkeypatch.setenv("RUMMY_BOT_SEED", "42")
+    args = parse_args([])
+    assert (args.referee, args.bot_token, args.seed) == ("127.0.0.1:5", "tok", 42)
+    assert parse_args(["--seed", "7"]).seed == 7

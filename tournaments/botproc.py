@@ -23,6 +23,7 @@ import os
 import secrets
 import sys
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,11 @@ class BotProcess:
         return [*resolve_command(self.spec.command), "--referee", self.referee, "--bot-token", self.token]
 
     @property
+    def seed(self) -> int:
+        """A seed for the bot's own random choices (RUMMY_BOT_SEED), the same on every run of a tournament."""
+        return zlib.crc32(f"{self.spec.name}:{self.index}:{self.starts}".encode())
+
+    @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None
 
@@ -187,7 +193,8 @@ class BotProcess:
             what = "start" if self.starts == 1 else f"restart #{self.starts - 1}"
             self.log.note(f"{what}: {' '.join(self.spec.command)} --referee {self.referee} --bot-token ***")
             try:
-                self.proc = await _spawn(self.argv, self.spec, {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token}, self.log)
+                env = {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token, "RUMMY_BOT_SEED": str(self.seed)}
+                self.proc = await _spawn(self.argv, self.spec, env, self.log)
             except OSError as exc:
                 self.proc = None
                 self.log.note(f"cannot start: {exc}")

@@ -149,14 +149,16 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
 
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:
     """The command line every bundled bot takes: ``--referee HOST:PORT`` and ``--bot-token T``, or
-    ``--match ID --token T``; RUMMY_REFEREE and RUMMY_BOT_TOKEN in the environment work too."""
+    ``--match ID --token T``; RUMMY_REFEREE, RUMMY_BOT_TOKEN and RUMMY_BOT_SEED in the environment work too."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE", "127.0.0.1:50051"), help="HOST:PORT")
     p.add_argument("--bot-token", default=os.environ.get("RUMMY_BOT_TOKEN"), help="play match after match")
     p.add_argument("--match", help="match id (with --token: one seat)")
     p.add_argument("--token", help="seat token")
     p.add_argument("--name", default=None)
-    p.add_argument("--seed", type=int, default=None, help="seed for the bot's own random choices")
+    env_seed = os.environ.get("RUMMY_BOT_SEED")
+    p.add_argument("--seed", type=int, default=int(env_seed) if env_seed and env_seed.isdigit() else None,
+                   help="seed for the bot's own random choices (or RUMMY_BOT_SEED)")
     p.add_argument("--max-matches", type=int, default=None)
     return p.parse_args(argv)
 
