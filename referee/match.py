@@ -7,11 +7,12 @@ final ranking. The async session (``referee.session``) adds clocks and streams o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import Card, shuffled
+from referee.cards import Card, parse_cards, shuffled
+from referee.codec import action_to_json, event_to_json
 from referee.errors import IllegalAction, InvalidOption
 from referee.variants import find
 from referee.variants.base import (
@@ -25,6 +26,7 @@ from referee.variants.base import (
     SeatView,
     Table,
     Variant,
+    default_teams,
     rank_by_totals,
 )
 
@@ -150,9 +152,9 @@ class Match:
             raise IllegalAction("NOT_YOUR_TURN", f"seat {decision.seat} is to act, not seat {seat} (COM-4)")
         assert self.state is not None
         events = self.variant.apply(self.state, seat, action)
-        self._record({"type": "action", "seat": seat, "action": action_json(action), "timed_out": timed_out})
+        self._record({"type": "action", "seat": seat, "action": action_to_json(action), "timed_out": timed_out})
         for e in events:
-            self._record({"type": "event", **event_json(e)})
+            self._record({"type": "event", **event_to_json(e)})
         self.log.extend(events)
         events += self._after_move()
         return events
@@ -211,7 +213,7 @@ class Match:
         self.state.opening_events = []
         self.log.extend(events)
         for e in events[1:]:
-            self._record({"type": "event", **event_json(e)})
+            self._record({"type": "event", **event_to_json(e)})
         if self.variant.decision(self.state) is None:  # a hand can end at once (an empty stock, a forced end)
             events += self._end_hand()
         return events
@@ -219,7 +221,7 @@ class Match:
     def _finish(self, outcome: GameOutcome) -> None:
         ranking = [tuple(s for s in group) for group in outcome.ranking]
         if self.forfeited:
-            losers = {t for s in self.forfeited for t in [self.teams[s]]}
+            losers = {self.teams[s] for s in self.forfeited}
             out_seats = tuple(s for s in range(self.game.seats) if self.teams[s] in losers)
             ranking = [tuple(s for s in grp if s not in out_seats) for grp in ranking]
             ranking = [g for g in ranking if g] + [out_seats]
@@ -234,9 +236,7 @@ class Match:
             if len(config.teams) != n:
                 raise InvalidOption("BAD_TEAMS", f"teams lists {len(config.teams)} seats for a {n}-seat match")
             return tuple(config.teams)
-        if self.variant.team_play:
-            return tuple(s % 2 for s in range(n))  # partners sit opposite (FHP-1, SKA-1)
-        return tuple(range(n))
+        return default_teams(self.variant.team_play, n)
 
 
 
@@ -249,21 +249,7 @@ def _config_json(c: MatchConfig) -> dict[str, Any]:
     }
 
 
-def action_json(action: Action) -> dict[str, Any]:
-    from referee.codec import action_to_json
-
-    return action_to_json(action)
-
-
-def event_json(event: Event) -> dict[str, Any]:
-    from referee.codec import event_to_json
-
-    return event_to_json(event)
-
-
 def config_from_json(d: Mapping[str, Any]) -> MatchConfig:
-    from referee.cards import parse_cards
-
     return MatchConfig(
         variant=d["variant"], seats=d["seats"], options=d.get("options", {}), seed=d.get("seed", "0"),
         decks=tuple(tuple(parse_cards(" ".join(x))) for x in d.get("decks", [])), teams=tuple(d.get("teams", [])),
@@ -285,5 +271,3 @@ def play_seats(match: Match, choose: Callable[[int, SeatView, list[Action]], Act
     assert match.outcome is not None, "match did not finish"
     return match.outcome
 
-
-_ = Sequence

@@ -18,7 +18,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from referee import protocodec as codec
+from referee.cards import Rank
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
+from referee.evaluate import evaluate
 from referee.logs import get_logger
 from referee.match import MatchConfig
 from referee.session import DEFAULT_TIME, Connection, MatchSession, TimeControl
@@ -156,12 +158,10 @@ class RefereeService(pb_grpc.RefereeServicer):
         return session.result
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.EvaluateResponse:
-        from referee.evaluate import evaluate
-
         try:
             groups = [codec.cards_from_pb(g.cards) for g in request.groups]
-            from referee.cards import Rank
-
+            if any(r not in Rank._value2member_map_ for r in request.wild_ranks):
+                raise InvalidAction("BAD_RANK", f"not a rank: {list(request.wild_ranks)}")
             result = evaluate(request.variant, dict(request.options), [Rank(r) for r in request.wild_ranks], groups,
                               request.seats or None)
         except RefereeError as exc:

@@ -246,22 +246,19 @@ class MatchSession:
                         return
                     continue
                 got_rid, action_pb = item
+                refusal: tuple[int, str, str] | None = None
                 if got_rid != rid:
+                    refusal = (got_rid, "STALE_REQUEST", f"request {got_rid} is not the open request {rid}")
+                else:
+                    try:
+                        events = self.match.submit(seat, codec.action_from_pb(action_pb))
+                    except (IllegalAction, InvalidAction) as exc:
+                        log.info("action_rejected", code=exc.code, reason=exc.message)
+                        refusal = (rid, exc.code, exc.message)
+                if refusal is not None:
                     rejections += 1
-                    self._reject(s, got_rid, "STALE_REQUEST", f"request {got_rid} is not the open request {rid}")
-                    if rejections >= self.time.max_rejections:
-                        log.warning("flooding", rejections=rejections)
-                        self._dispatch(self.match.timeout(seat))
-                        return
-                    continue
-                try:
-                    action = codec.action_from_pb(action_pb)
-                    events = self.match.submit(seat, action)
-                except (IllegalAction, InvalidAction) as exc:
-                    rejections += 1
-                    log.info("action_rejected", code=exc.code, reason=exc.message)
-                    self._reject(s, rid, exc.code, exc.message)
-                    if rejections >= self.time.max_rejections:
+                    self._reject(s, *refusal)
+                    if rejections >= self.time.max_rejections:  # flooding: counts as a missed deadline
                         log.warning("flooding", rejections=rejections)
                         self._dispatch(self.match.timeout(seat))
                         return
@@ -334,10 +331,10 @@ class MatchSession:
             result.reason = reason
         self.result = result
         self.status = status
-        for s in self.seats:
+        for seat, s in enumerate(self.seats):
             if s.conn is not None:
                 s.conn.send(pb.RefereeMessage(match_result=result))
-                s.conn.seats.discard((self.match_id, self.seats.index(s)))
+                s.conn.seats.discard((self.match_id, seat))
         for w in self.watchers:
             w.put_nowait(None)
         if self.writer is not None:

@@ -14,7 +14,7 @@ from referee.cards import Card, shuffled
 from referee.errors import IllegalAction
 from referee.melds import Placed
 from referee.variants import find
-from referee.variants.base import Action, Event, HandState, PileView, SeatView, Table
+from referee.variants.base import Action, Event, HandState, PileView, SeatView, Table, default_teams
 
 __all__ = ["HiddenCardLeak", "HandRun", "table_cards", "zone_cards", "cards_named", "random_hand", "KnowledgeTracker"]
 
@@ -148,7 +148,7 @@ def random_hand(
     rng = random.Random(seed)
     full = deck if deck is not None else shuffled(variant.deck(rules, seats), seed)
     expected = Counter(full)
-    teams = tuple(s % 2 for s in range(seats)) if variant.team_play else tuple(range(seats))
+    teams = default_teams(variant.team_play, seats)
     table = Table(seats, seed % seats, hand_number, teams, tuple([True] * seats), totals or tuple([0] * seats))
     state = variant.new_hand(rules, table, list(full), f"test:{seed}")
     tracker = KnowledgeTracker(seats)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import SUITS, Card, Rank, build_deck, shuffled
+from referee.cards import SUITS, Card, Rank, shuffled
 from referee.errors import IllegalAction, InvalidAction
 from referee.testing import zone_cards
 from referee.variants import all_variants
@@ -30,6 +30,7 @@ from referee.variants.base import (
     Offer,
     Table,
     TakeDiscards,
+    default_teams,
 )
 
 CLAUSE = re.compile(r"\b[A-Z]{2,4}-[0-9]+\b")
@@ -58,7 +59,7 @@ def test_any_action_at_any_point_is_applied_or_refused_with_a_rule(name, seed, s
     v = next(x for x in all_variants() if x.name == name)
     seats = 4 if v.team_play else v.min_seats
     rules = v.configure({}, seats)
-    teams = tuple(s % 2 for s in range(seats)) if v.team_play else tuple(range(seats))
+    teams = default_teams(v.team_play, seats)
     state = v.new_hand(rules, Table(seats, 0, 1, teams, (True,) * seats, (0,) * seats),
                        shuffled(v.deck(rules, seats), seed), f"bad:{seed}")
     rng = random.Random(seed)
@@ -83,5 +84,3 @@ def test_any_action_at_any_point_is_applied_or_refused_with_a_rule(name, seed, s
             assert seat == d.seat, f"{name}: seat {seat} acted out of turn with {action}"
             assert zone_cards(probe) == zone_cards(state), f"{name}: {action} made cards appear or vanish"
 
-
-_ = build_deck

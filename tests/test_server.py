@@ -316,3 +316,12 @@ def test_a_flooding_bot_loses_its_seat_and_the_match_goes_on(referee, stub):
     final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
     assert final.status == pb.MATCH_STATUS_FINISHED
     assert list(final.forfeited) == [0] and list(final.ranking[-1].seats) == [0]
+
+
+def test_evaluate_over_grpc_and_a_bad_wild_rank_is_invalid(stub):
+    ok = stub.Evaluate(pb.EvaluateRequest(variant="fortune", groups=[pb.Group(cards=[
+        pb.Card(rank=5, suit=2), pb.Card(rank=6, suit=2), pb.Card(rank=7, suit=2)])]))
+    assert ok.groups[0].valid
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[99]))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "BAD_RANK" in err.value.details()

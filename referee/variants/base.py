@@ -54,6 +54,7 @@ __all__ = [
     "seat_order",
     "rank_by_totals",
     "zone_view",
+    "default_teams",
 ]
 
 
@@ -474,6 +475,11 @@ class Variant(Protocol):
 
 
 # ---------------------------------------------------------------- helpers shared by variants
+
+
+def default_teams(team_play: bool, seats: int) -> tuple[int, ...]:
+    """Team per seat: partners sit opposite (seats 0, 2 against 1, 3; FHP-1, SKA-1), or each seat alone."""
+    return tuple(s % 2 for s in range(seats)) if team_play else tuple(range(seats))
 
 
 def seat_order(seats: int, dealer: int, active: Sequence[bool] | None = None) -> list[int]:
