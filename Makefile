@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test protos lint bench clean
+.PHONY: demo test clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Every client SDK in clients/LANG is built by its own build.sh, which installs what it needs (apt, npm, go,
+# cargo, maven); test-clients then plays each against the Python bots and fails if any is missing.
+CLIENT_LANGS ?= node go java rust cpp
+
+clients: $(STAMP)
+	@set -e; for lang in $(CLIENT_LANGS); do echo "== building the $$lang client"; bash clients/$$lang/build.sh; done
+
+test-clients: clients
+	RUMMY_REQUIRE_CLIENTS=1 CLIENT_LANGS="$(CLIENT_LANGS)" $(PY) -m pytest -q tests/clients
 
 protos: $(STAMP)
 	$(PY) -m referee.protogen
