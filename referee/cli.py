@@ -26,11 +26,13 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
 
 
 async def _serve(args: argparse.Namespace) -> None:
+    from referee.limits import ServerLimits
     from referee.server import create_server
     from referee.session import DEFAULT_TIME, TimeControl
 
     tc = TimeControl(per_move_ms=args.per_move_ms, grace_ms=args.grace_ms, connect_ms=DEFAULT_TIME.connect_ms)
-    server, port, _ = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc)
+    limits = ServerLimits(**{name: getattr(args, name) for name, _, _ in ServerLimits.flags()})
+    server, port, _ = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc, limits)
     print(json.dumps({"event": "serving", "address": f"{args.host}:{port}"}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -38,6 +40,12 @@ async def _serve(args: argparse.Namespace) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
+
+
+def _limit_flags() -> list[tuple[str, int, str]]:
+    from referee.limits import ServerLimits
+
+    return list(ServerLimits.flags())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--allow-stacked-decks", action="store_true", help="accept explicit deck orders (tests, puzzles)")
     s.add_argument("--per-move-ms", type=int, default=5000, help="default time per decision")
     s.add_argument("--grace-ms", type=int, default=3000, help="how long a disconnected seat may take to return")
+    limits = s.add_argument_group("limits", "what one client may ask of this server (a request past one is refused "
+                                  "with a reason code naming it)")
+    for name, default, doc in _limit_flags():
+        limits.add_argument("--" + name.replace("_", "-"), type=int, default=default, metavar="N",
+                            help=f"{doc} (default {default})")
     s.add_argument("--log-format", choices=("json", "console"), default="json")
     s.add_argument("--log-level", default="info")
 

@@ -7,7 +7,7 @@ final ranking. The async session (``referee.session``) adds clocks and streams o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +77,7 @@ class Match:
         self.missed = [0] * config.seats
         self._missed_turn = [-1] * config.seats
         self.forfeited: list[int] = []
+        self._forfeit_batches: list[tuple[int, ...]] = []
         self.outcome: MatchOutcome | None = None
         self._record = on_record or (lambda _r: None)
         fa = config.forfeit_after
@@ -121,11 +122,13 @@ class Match:
             self._missed_turn[seat] = self.state.turns
             self.missed[seat] += 1
         events = [Event("TIMED_OUT", seat, text=f"seat {seat} missed its deadline ({self.missed[seat]} in a row)")]
+        self.log.extend(events)
         if self.forfeit_after and self.missed[seat] >= self.forfeit_after and seat not in self.forfeited:
             events += self.forfeit(seat, f"missed {self.missed[seat]} turns in a row")
+            if self.over:  # that was the last seat playing
+                return events
         misses = FORFEITED_MISSES if seat in self.forfeited else self.missed[seat]
         action = self.variant.default_action(self.state, seat, misses)
-        self.log.extend(events)
         return events + self._apply(seat, action, timed_out=True)
 
     def autoplay(self, seat: int) -> list[Event]:
@@ -134,14 +137,40 @@ class Match:
         action = self.variant.default_action(self.state, seat, FORFEITED_MISSES)
         return self._apply(seat, action, timed_out=True)
 
-    def forfeit(self, seat: int, reason: str) -> list[Event]:
-        """The seat leaves (crash, disconnect, too many misses): an autopilot plays it and it ranks last."""
-        if seat in self.forfeited:
+    def forfeit(self, seat: int | Iterable[int], reason: str) -> list[Event]:
+        """Seats leave (crash, disconnect, too many misses, never connected): an autopilot plays each and they
+        rank below every seat still playing; among themselves, seats that left later rank higher, and seats
+        that leave in one call (e.g. at the connect deadline) tie. Once no seat is left to play, the match ends
+        at once, ranked so, instead of being played out by autopilots."""
+        seats = [s for s in ([seat] if isinstance(seat, int) else seat) if s not in self.forfeited]
+        if not seats or self.over:
             return []
-        self.forfeited.append(seat)
-        ev = Event("FORFEITED", seat, text=f"seat {seat} forfeits: {reason}")
+        self._forfeit_batches.append(tuple(seats))
+        events = []
+        for s in seats:
+            self.forfeited.append(s)
+            ev = Event("FORFEITED", s, text=f"seat {s} forfeits: {reason}")
+            self.log.append(ev)
+            events.append(ev)
+            entry = {"type": "forfeit", "seat": s, "reason": reason, "hand": self.game.hands_played + 1}
+            if len(seats) > 1:
+                entry["with"] = seats  # one batch: replay forfeits them together
+            self._record(entry)
+        if len(self.forfeited) == self.game.seats:
+            events += self.stop("every seat forfeited: no one is left to play")
+        return events
+
+    def stop(self, reason: str) -> list[Event]:
+        """End the match now (no seat left, or a server limit on time or record size): the hand in play is not
+        scored and seats rank by their totals so far, forfeited seats last as always."""
+        if self.over:
+            return []
+        self._record({"type": "stopped", "reason": reason})
+        if self.state is not None:
+            self.state.over = True
+        self._finish(GameOutcome(rank_by_totals(self.game, self.variant.lower_is_better), reason))
+        ev = Event("MATCH_ENDED", text=reason)
         self.log.append(ev)
-        self._record({"type": "forfeit", "seat": seat, "reason": reason, "hand": self.game.hands_played + 1})
         return [ev]
 
     def _apply(self, seat: int, action: Action, timed_out: bool) -> list[Event]:
@@ -221,10 +250,17 @@ class Match:
     def _finish(self, outcome: GameOutcome) -> None:
         ranking = [tuple(s for s in group) for group in outcome.ranking]
         if self.forfeited:
-            losers = {self.teams[s] for s in self.forfeited}
-            out_seats = tuple(s for s in range(self.game.seats) if self.teams[s] in losers)
-            ranking = [tuple(s for s in grp if s not in out_seats) for grp in ranking]
-            ranking = [g for g in ranking if g] + [out_seats]
+            # a team is out with its first seat to leave; later batches rank above earlier ones
+            placed: set[int] = set()
+            out_groups: list[tuple[int, ...]] = []
+            for batch in self._forfeit_batches:
+                losers = {self.teams[s] for s in batch}
+                group = tuple(s for s in range(self.game.seats) if self.teams[s] in losers and s not in placed)
+                if group:
+                    out_groups.append(group)
+                    placed.update(group)
+            ranking = [tuple(s for s in grp if s not in placed) for grp in ranking]
+            ranking = [g for g in ranking if g] + out_groups[::-1]
         self.outcome = MatchOutcome(tuple(ranking), tuple(self.game.totals), tuple(self.game.history), outcome.reason,
                                     tuple(self.forfeited))
         self._record({"type": "result", "ranking": [list(g) for g in self.outcome.ranking], "totals": list(self.game.totals),

@@ -31,7 +31,9 @@ def replay(entries: list[dict[str, Any]]) -> dict[str, Any]:
     match = Match(config, on_record=produced.append)
     for e in entries:
         if e["type"] == "forfeit":
-            match.forfeit(e["seat"], e["reason"])
+            match.forfeit(e.get("with", e["seat"]), e["reason"])
+        elif e["type"] == "stopped":
+            match.stop(e["reason"])
         elif e["type"] == "action":
             match._apply(e["seat"], action_from_json(e["action"]), timed_out=e["timed_out"])
     want_hands = [e for e in entries if e["type"] == "hand_score"]

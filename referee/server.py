@@ -21,6 +21,7 @@ from referee import protocodec as codec
 from referee.cards import Rank
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.evaluate import evaluate
+from referee.limits import DEFAULT_LIMITS, LimitExceeded, ServerLimits, check_options, check_range, check_text, shown
 from referee.logs import get_logger
 from referee.match import MatchConfig
 from referee.session import DEFAULT_TIME, Connection, MatchSession, TimeControl
@@ -39,6 +40,7 @@ STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
     InvalidAction: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidOption: grpc.StatusCode.INVALID_ARGUMENT,
     IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
+    LimitExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 
@@ -53,8 +55,10 @@ async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> N
 
 class RefereeService(pb_grpc.RefereeServicer):
     def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
-                 default_time: TimeControl = DEFAULT_TIME, keep_finished: int = 10_000) -> None:
+                 default_time: TimeControl = DEFAULT_TIME, keep_finished: int = 10_000,
+                 limits: ServerLimits = DEFAULT_LIMITS) -> None:
         self.records_dir = records_dir
+        self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
         self.keep_finished = keep_finished
@@ -83,13 +87,47 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
         try:
-            session = self._create(request)
+            session = self._create(request, _client(context))
         except RefereeError as exc:
             await _abort_with(context, exc)
             raise AssertionError("unreachable") from exc
         return pb.CreateMatchResponse(match_id=session.match_id, seat_tokens=[s.token for s in session.seats])
 
-    def _create(self, request: pb.CreateMatchRequest) -> MatchSession:
+    def _live(self, client: str | None = None) -> int:
+        return sum(1 for s in self.sessions.values() if not s.done.is_set() and (client is None or s.client == client))
+
+    def _check_limits(self, request: pb.CreateMatchRequest, client: str) -> None:
+        """Refuse what this server will not run: every number and string a client sends is bounded."""
+        lim = self.limits
+        if self._live() >= lim.max_live_matches:
+            raise LimitExceeded("LIMIT_LIVE_MATCHES", f"the server runs {lim.max_live_matches} matches already; try again later")
+        if self._live(client) >= lim.max_client_matches:
+            raise LimitExceeded("LIMIT_CLIENT_MATCHES", f"this client has {lim.max_client_matches} live matches already, "
+                                "the most one client may have; wait for one to end")
+        check_text("the variant name", request.variant, lim.max_id_length)
+        check_text("the seed", request.seed, lim.max_id_length)
+        check_options(request.options, lim)
+        if len(request.seats) > 16:
+            raise InvalidOption("LIMIT_SEATS", f"{len(request.seats)} seats: no variant seats more than 8")
+        for seat in request.seats:
+            check_text("a seat name", seat.name, lim.max_name_length)
+            check_text("a bot token", seat.bot_token, lim.max_id_length)
+        check_range("max_hands", request.max_hands, 0, lim.max_hands)
+        check_range("max_turns_per_hand", request.max_turns_per_hand, 0, lim.max_turns_per_hand)
+        check_range("forfeit_after", request.forfeit_after, 0, lim.max_forfeit_after)
+        tc = request.time_control
+        if tc.per_move_ms:
+            check_range("per_move_ms", tc.per_move_ms, lim.min_per_move_ms, lim.max_per_move_ms, " ms")
+        if tc.connect_ms:
+            check_range("connect_ms", tc.connect_ms, lim.min_connect_ms, lim.max_connect_ms, " ms")
+        check_range("bank_ms", tc.bank_ms, 0, lim.max_bank_ms, " ms")
+        check_range("grace_ms", tc.grace_ms, 0, lim.max_grace_ms, " ms")
+        check_range("stacked_decks", len(request.decks), 0, lim.max_stacked_decks)
+        for deck in request.decks:
+            check_range("deck_cards", len(deck.cards), 0, lim.max_deck_cards)
+
+    def _create(self, request: pb.CreateMatchRequest, client: str = "") -> MatchSession:
+        self._check_limits(request, client)
         if not request.seats:
             raise InvalidOption("NO_SEATS", "CreateMatch needs one SeatSpec per seat")
         if request.decks and not self.allow_stacked_decks:
@@ -114,7 +152,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                            max_rejections=self.default_time.max_rejections)
         match_id = secrets.token_hex(6)
         names = [s.name or f"seat{i}" for i, s in enumerate(request.seats)]
-        session = MatchSession(match_id, config, names, tokens, time, self.records_dir, on_finish=self._finished)
+        session = MatchSession(match_id, config, names, tokens, time, self.records_dir, on_finish=self._finished,
+                               limits=self.limits, client=client)
         self.sessions[match_id] = session
         for seat, token in enumerate(tokens):
             if not token:
@@ -135,11 +174,19 @@ class RefereeService(pb_grpc.RefereeServicer):
         while len(self.finished) > self.keep_finished:
             self.sessions.pop(self.finished.pop(0), None)
 
-    async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
-        session = self.sessions.get(request.match_id)
+    async def _session(self, match_id: str, context: grpc.aio.ServicerContext) -> MatchSession:
+        """The match named by ``match_id``, or the call ends ``INVALID_ARGUMENT`` (an overlong id) or ``NOT_FOUND``."""
+        if len(match_id) > self.limits.max_id_length:
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_LENGTH",
+                         f"a match id is at most {self.limits.max_id_length} characters, not {len(match_id)}")
+        session = self.sessions.get(match_id)
         if session is None:
-            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
-            raise AssertionError("unreachable")
+            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {shown(match_id)}")
+        assert session is not None
+        return session
+
+    async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+        session = await self._session(request.match_id, context)
         if request.wait:
             await session.done.wait()
         if session.result is not None:
@@ -148,11 +195,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                               totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats])
 
     async def AbortMatch(self, request: pb.AbortMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
-        session = self.sessions.get(request.match_id)
-        if session is None:
-            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
-            raise AssertionError("unreachable")
-        session.abort(request.reason or "aborted by request")
+        session = await self._session(request.match_id, context)
+        session.abort(request.reason[:200] or "aborted by request")
         await session.done.wait()
         assert session.result is not None
         return session.result
@@ -172,10 +216,7 @@ class RefereeService(pb_grpc.RefereeServicer):
     # ------------------------------------------------------------ streams
 
     async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchEvent]:
-        session = self.sessions.get(request.match_id)
-        if session is None:
-            await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {request.match_id!r}")
-            return
+        session = await self._session(request.match_id, context)
         if session.done.is_set():
             return
         queue: asyncio.Queue[pb.MatchEvent | None] = asyncio.Queue()
@@ -199,11 +240,14 @@ class RefereeService(pb_grpc.RefereeServicer):
         join = first.join
         conn = Connection(join.bot_name or "bot")
         cred = join.WhichOneof("credential")
+        if len(join.bot_name) > self.limits.max_name_length or len(join.sdk) > self.limits.max_name_length or \
+                len(join.bot_token) > self.limits.max_id_length or len(join.seat.token) > self.limits.max_id_length:
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_LENGTH",
+                         f"a Join's names are at most {self.limits.max_name_length} characters and its tokens "
+                         f"{self.limits.max_id_length}")
+            return
         if cred == "seat":
-            session = self.sessions.get(join.seat.match_id)
-            if session is None:
-                await _abort(context, grpc.StatusCode.NOT_FOUND, "NO_SUCH_MATCH", f"no match {join.seat.match_id!r}")
-                return
+            session = await self._session(join.seat.match_id, context)
             seat = next((i for i, s in enumerate(session.seats)
                          if s.token and hmac.compare_digest(s.token, join.seat.token)), None)
             if seat is None:
@@ -256,8 +300,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                         session.deliver(conn, msg.action.request_id, msg.action.action)
                     else:
                         conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
-                            match_id=msg.action.match_id, request_id=msg.action.request_id, code="NO_SUCH_MATCH",
-                            message=f"no match {msg.action.match_id!r} on this connection")))
+                            match_id=msg.action.match_id[:self.limits.max_id_length], request_id=msg.action.request_id,
+                            code="NO_SUCH_MATCH", message=f"no match {shown(msg.action.match_id)} on this connection")))
                 elif body == "resign":
                     session = self.sessions.get(msg.resign.match_id)
                     if session is not None:
@@ -268,11 +312,18 @@ class RefereeService(pb_grpc.RefereeServicer):
             conn.close()
 
 
+def _client(context: grpc.aio.ServicerContext) -> str:
+    """The client's address without its port (``ipv4:127.0.0.1``): the unit of per-client limits."""
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
+
+
 async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
-                        default_time: TimeControl = DEFAULT_TIME) -> tuple[grpc.aio.Server, int, RefereeService]:
+                        default_time: TimeControl = DEFAULT_TIME, limits: ServerLimits = DEFAULT_LIMITS,
+                        ) -> tuple[grpc.aio.Server, int, RefereeService]:
     """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service."""
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)])
-    service = RefereeService(records_dir, allow_stacked_decks, default_time)
+    service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits)
     pb_grpc.add_RefereeServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -290,8 +341,10 @@ class EmbeddedReferee:
     """A referee on a background thread with its own event loop (tournaments, the demo, tests)."""
 
     def __init__(self, records_dir: str | Path | None = None, allow_stacked_decks: bool = False,
-                 default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1") -> None:
+                 default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1",
+                 limits: ServerLimits = DEFAULT_LIMITS) -> None:
         self.records_dir = str(records_dir) if records_dir else None
+        self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
         self.host = host
@@ -311,7 +364,7 @@ class EmbeddedReferee:
 
             async def boot() -> None:
                 self._server, port, self.service = await create_server(
-                    f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time)
+                    f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits)
                 self.address = f"{self.host}:{port}"
                 ready.set()
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction
+from referee.limits import DEFAULT_LIMITS, ServerLimits
 from referee.logs import get_logger
 from referee.match import Match, MatchConfig
 from referee.records import RecordWriter
@@ -80,14 +81,18 @@ class MatchSession:
         time_control: TimeControl,
         records_dir: str | None = None,
         on_finish: Callable[[MatchSession], None] | None = None,
+        limits: ServerLimits = DEFAULT_LIMITS,
+        client: str = "",
     ) -> None:
         self.match_id = match_id
         self.time = time_control
+        self.limits = limits
+        self.client = client  # the address that created it (per-client limits)
         self.writer: RecordWriter | None = None
         self._early: list[dict] = []  # type: ignore[type-arg]
         self.match = Match(config, on_record=self._record)  # raises InvalidOption before any file is made
         if records_dir:
-            self.writer = RecordWriter(records_dir, match_id, {"seat_names": seat_names})
+            self.writer = RecordWriter(records_dir, match_id, {"seat_names": seat_names}, max_bytes=limits.max_record_bytes)
             for entry in self._early:
                 self.writer.write(entry)
         self._early = []
@@ -173,12 +178,20 @@ class MatchSession:
             await self._wait_for_seats()
             self.status = pb.MATCH_STATUS_RUNNING
             self.log.info("match_started", seats=[s.name for s in self.seats])
+            ends_at = time.monotonic() + self.limits.max_match_seconds
             while True:
                 d = self.match.pending()
                 if d is None:
                     break
+                if time.monotonic() >= ends_at:
+                    self._dispatch(self.match.stop(f"the server's time limit for a match ({self.limits.max_match_seconds} s)"))
+                    break
+                if self.writer is not None and self.writer.full:
+                    self._dispatch(self.match.stop(f"the server's size limit for a record ({self.limits.max_record_bytes} bytes)"))
+                    break
                 if self.match.on_autopilot(d.seat):
                     self._dispatch(self.match.autoplay(d.seat))
+                    await asyncio.sleep(0)  # an autopilot move never holds the loop: other matches and calls go on
                     continue
                 await self._ask(d.seat)
             self._finish(pb.MATCH_STATUS_FINISHED)
@@ -191,13 +204,16 @@ class MatchSession:
             self._finish(pb.MATCH_STATUS_ABORTED, reason="referee error")
 
     async def _wait_for_seats(self) -> None:
-        deadline = time.monotonic() + self.time.connect_ms / 1000
-        for seat, s in enumerate(self.seats):
-            remaining = deadline - time.monotonic()
-            try:
-                await asyncio.wait_for(s.attached.wait(), max(remaining, 0.001))
-            except TimeoutError:
-                self._dispatch(self.match.forfeit(seat, "never connected"))
+        """Wait up to the connect time for every seat; those still missing forfeit together (they tie)."""
+        waits = [asyncio.ensure_future(s.attached.wait()) for s in self.seats]
+        try:
+            await asyncio.wait(waits, timeout=self.time.connect_ms / 1000)
+        finally:
+            for w in waits:
+                w.cancel()
+        missing = [seat for seat, s in enumerate(self.seats) if not s.attached.is_set()]
+        if missing:
+            self._dispatch(self.match.forfeit(missing, "never connected"))
 
     async def _ask(self, seat: int) -> None:
         s = self.seats[seat]

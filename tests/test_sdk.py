@@ -96,32 +96,3 @@ def test_the_bot_command_line_reads_the_environment(monkeypatch):
     args = parse_args([])
     assert (args.referee, args.bot_token, args.seed) == ("127.0.0.1:5", "tok", 42)
     assert parse_args(["--seed", "7"]).seed == 7
-
-
-STDIO_BOT = textwrap.dedent('''
-    import json, sys
-    for line in sys.stdin:
-        msg = json.loads(line)
-        assert msg["type"] == "decision" and msg["view"]["hand"]
-        discards = [i for i, a in enumerate(msg["legal"]) if a["kind"] == "discard"]
-        pick = discards[-1] if discards else 0
-        print(json.dumps({"legal_index": pick}), flush=True)
-''')
-
-
-def test_a_json_lines_bot_plays_through_the_stdio_bridge(tmp_path):
-    script = tmp_path / "bot.py"
-    script.write_text(STDIO_BOT)
-    with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
-        created = stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seed="stdio",
-                                                         seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
-        procs = [subprocess.Popen([sys.executable, "-m", "rummybot.stdio", "--referee", ref.address, "--match",
-                                   created.match_id, "--token", t, "--", sys.executable, str(script)])
-                 for t in created.seat_tokens]
-        try:
-            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
-        finally:
-            for p in procs:
-                p.wait(timeout=30)
-    assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited

@@ -120,6 +120,8 @@ def resolve_command(command: Sequence[str]) -> list[str]:
     work the same inside and outside an activated virtual environment."""
     if command and command[0] in ("python", "python3"):
         return [sys.executable, *command[1:]]
+    if command and command[0] == "referee-bridge":  # the stdio bridge, on the same interpreter
+        return [sys.executable, "-m", "rummybot.stdio", *command[1:]]
     return list(command)
 
 

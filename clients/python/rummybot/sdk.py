@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import inspect
 import os
-import random
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -65,8 +64,11 @@ class Bot:
         """Something happened that this seat may see."""
 
     def on_rejected(self, view: SeatView, legal: Sequence[Action], code: str, message: str) -> Action | None:
-        """The referee rejected the last action; return another (default: a random legal one), or None to wait."""
-        return random.choice(list(legal)) if legal else None
+        """The referee rejected the last action; return another, or None to let the deadline rule play.
+
+        The default says so on stderr and answers nothing: a broken bot is told, never covered for."""
+        print(f"rejected {code}: {message}", file=sys.stderr, flush=True)
+        return None
 
     def on_match_result(self, result: pb.MatchResult) -> None:
         """A match ended."""

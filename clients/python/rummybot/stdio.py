@@ -1,16 +1,23 @@
-"""A bridge for bots that speak JSON lines on stdin/stdout instead of gRPC, in any language.
+"""The stdio bridge: plays any executable that speaks JSON lines on stdin/stdout, in any language.
 
-    python -m rummybot.stdio --referee HOST:PORT --bot-token T -- ./my-bot --its-flags
+    referee-bridge [--referee HOST:PORT] [--bot-token T | --match ID --token T] [--events] -- COMMAND ...
 
-For each decision the bridge writes one line to the bot's stdin::
+Connection flags may also come from RUMMY_REFEREE / RUMMY_BOT_TOKEN (RUMMY_MATCH / RUMMY_SEAT_TOKEN), or at the
+very end of the command line, where the tournament runner appends ``--referee HOST:PORT --bot-token T``: the
+bridge takes them off the end of COMMAND. So ``command = ["referee-bridge", "--", "node", "bot.js"]`` works in
+a tournament as it is.
 
-    {"type": "decision", "match_id": "...", "request_id": 7, "time_left_ms": 4980,
-     "view": {"variant": "indian", "seat": 0, "hand": ["AH", "2H", ...], ...},
-     "legal": [{"kind": "draw_stock"}, {"kind": "discard", "card": "7H"}, ...]}
-
-and reads one line back: ``{"legal_index": 1}`` (one of the listed actions) or ``{"action": {...}}`` (any action
-in the same JSON form). Cards are in the text notation. Lines of other kinds (``seated``, ``rejected``,
-``match_result``) are sent for information; the bot answers only decisions.
+To the bot's stdin, one line per message: ``{"type": KIND, KIND: {...}}`` where KIND is ``welcome``,
+``seated``, ``decision``, ``rejected``, ``accepted``, ``hand_result``, ``match_result`` (and ``event`` with
+``--events``) and the body is that RefereeMessage field in protobuf's JSON mapping (field names as in the
+proto). From the bot's stdout, one line per answer: ``{"legal_index": K}`` (the K-th of the decision's
+``legal_actions``) or ``{"action": {...}}`` (any Action in the same mapping), optionally naming
+``request_id``; without it the oldest open decision is answered. An answer the referee refuses comes back as
+a ``rejected`` line with its reason code, and the bot may answer again before the deadline; an answer that
+cannot be read at all (not JSON, an index out of range, a malformed action) is refused by the bridge itself
+the same way (``MALFORMED_ANSWER``, ``BAD_LEGAL_INDEX``). No answer is ever replaced by another: only the
+referee's timeout rule plays a default move. The JSON Schema of both line formats is generated from the proto:
+``clients/stdio/schema.json`` (``python -m rummybot.stdio_schema``). The bot's stderr passes through.
 """
 
 from __future__ import annotations
@@ -18,87 +25,221 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from referee.codec import action_from_json, action_to_json
-from referee.variants.base import Action, SeatView
-from rummybot.sdk import Bot, Request, run_bot
+import grpc
+from google.protobuf import json_format
 
-__all__ = ["StdioBot", "view_to_json", "main"]
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummybot.stdio_schema import LINE_KINDS
 
+__all__ = ["Bridge", "split_command", "to_line", "main"]
 
-def view_to_json(view: SeatView) -> dict[str, Any]:
-    """The view with cards in the text notation and enums by name."""
-    def conv(x: Any) -> Any:
-        if isinstance(x, dict):
-            return {k: conv(v) for k, v in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [conv(v) for v in x]
-        if hasattr(x, "name") and hasattr(x, "value"):
-            return x.name
-        return x
-
-    d = asdict(view)
-    d["hand"] = [str(c) for c in view.hand]
-    d["discard_pile"] = [str(c) for c in view.discard_pile]
-    d["face_up"] = [str(c) for c in view.face_up]
-    d["received"] = [str(c) for c in view.received]
-    d["in_front"] = [[str(c) for c in f] for f in view.in_front]
-    d["offer"] = str(view.offer) if view.offer else None
-    d["melds"] = [{"id": m.id, "owner": m.owner, "kind": m.meld_kind.value, "label": m.label,
-                   "cards": [{"card": str(p.card), "wild": p.is_wild, "rank": p.rank.name, "suit": p.suit.name,
-                              "laid_by": by} for p, by in zip(m.cards, m.laid_by, strict=False)]} for m in view.melds]
-    d["notes"] = dict(view.notes)
-    return conv(d)  # type: ignore[no-any-return]
+SDK_VERSION = "stdio-bridge/0.2.0"
+_CONNECTION_FLAGS = ("--referee", "--bot-token", "--match", "--token")
 
 
-class StdioBot(Bot):
-    """Relays decisions to a child process, one JSON line each way; one decision at a time."""
+def to_line(msg: pb.RefereeMessage) -> dict[str, Any] | None:
+    """A RefereeMessage as one bridge line, or None for a kind bots are not sent."""
+    kind = msg.WhichOneof("body")
+    if kind not in LINE_KINDS:
+        return None
+    body = json_format.MessageToDict(getattr(msg, kind), preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+    return {"type": kind, kind: body}
 
-    def __init__(self, command: Sequence[str]) -> None:
-        self.command = list(command)
-        self.name = self.command[0]
-        self.proc: asyncio.subprocess.Process | None = None
-        self.lock = asyncio.Lock()
 
-    async def _start(self) -> asyncio.subprocess.Process:
-        if self.proc is None or self.proc.returncode is not None:
-            self.proc = await asyncio.create_subprocess_exec(*self.command, stdin=asyncio.subprocess.PIPE,
-                                                             stdout=asyncio.subprocess.PIPE)
-        return self.proc
+def split_command(args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(bridge flags, the bot's command): flags before ``--``, plus connection flags appended after the command."""
+    args = list(args)
+    if "--" not in args:
+        raise SystemExit("usage: referee-bridge [--referee H:P] [--bot-token T | --match ID --token T] -- COMMAND ...")
+    split = args.index("--")
+    own, command = args[:split], args[split + 1:]
+    tail: list[str] = []
+    while len(command) >= 3 and command[-2] in _CONNECTION_FLAGS:
+        tail = command[-2:] + tail
+        command = command[:-2]
+    if not command:
+        raise SystemExit("referee-bridge: no bot command after --")
+    return own + tail, command
 
-    async def decide(self, view: SeatView, legal: Sequence[Action], request: Request) -> Action:
-        async with self.lock:
-            proc = await self._start()
-            assert proc.stdin is not None and proc.stdout is not None
-            line = {"type": "decision", "match_id": request.match_id, "request_id": request.request_id,
-                    "time_left_ms": request.time_left_ms, "view": view_to_json(view),
-                    "legal": [action_to_json(a) for a in legal]}
-            proc.stdin.write((json.dumps(line) + "\n").encode())
-            await proc.stdin.drain()
-            answer = json.loads(await proc.stdout.readline() or b"{}")
+
+@dataclass
+class _Open:
+    """A decision the bot has been sent and not yet had accepted."""
+
+    request: pb.DecisionRequest
+    answered: bool = False
+
+
+@dataclass
+class Bridge:
+    """Relays one Play stream to one child process, line by line, in both directions."""
+
+    command: list[str]
+    events: bool = False
+    name: str = "stdio-bot"
+    open: dict[int, _Open] = field(default_factory=dict)  # request id -> decision, in arrival order
+    refusals: Counter[str] = field(default_factory=Counter)
+    answers: int = 0
+
+    async def run(self, referee: str, join: pb.Join, one_match: bool) -> int:
+        """Play until the referee ends the stream (or the one match ends); the child's exit code, else 0."""
+        child = await asyncio.create_subprocess_exec(*self.command, stdin=asyncio.subprocess.PIPE,
+                                                     stdout=asyncio.subprocess.PIPE, limit=4 * 2**20)
+        assert child.stdin is not None and child.stdout is not None
+        outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
+        outbox.put_nowait(pb.PlayerMessage(join=join))
+
+        async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
+            while (m := await outbox.get()) is not None:
+                yield m
+
+        async with grpc.aio.insecure_channel(referee) as channel:
+            call = pb_grpc.RefereeStub(channel).Play(outgoing())
+            reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
+            referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
+            await asyncio.wait({reader, referee_done}, return_when=asyncio.FIRST_COMPLETED)
+            bot_quit = reader.done()
+            outbox.put_nowait(None)
+            call.cancel()
+            for task in (reader, referee_done):
+                task.cancel()
+            results = await asyncio.gather(reader, referee_done, return_exceptions=True)
+        if bot_quit:  # the bot closed its stdout: it is done (or dead); its exit code is ours
+            code = await child.wait()
+            if code:
+                print(f"referee-bridge: the bot exited with code {code}", file=sys.stderr, flush=True)
+        else:
+            child.stdin.close()
+            try:
+                await asyncio.wait_for(child.wait(), 5)
+            except TimeoutError:
+                child.kill()
+                await child.wait()
+            code = 0
+        failure = next((r for r in results if isinstance(r, grpc.aio.AioRpcError)), None)
+        if failure is not None and failure.code() != grpc.StatusCode.CANCELLED:
+            print(f"referee-bridge: {failure.code().name}: {failure.details()}", file=sys.stderr, flush=True)
+            code = code or 1
+        if self.refusals:
+            summary = ", ".join(f"{c} x{n}" for c, n in self.refusals.most_common())
+            print(f"referee-bridge: {sum(self.refusals.values())} of {self.answers} answers refused ({summary})",
+                  file=sys.stderr, flush=True)
+        return code
+
+    async def _relay(self, call: Any, stdin: asyncio.StreamWriter, one_match: bool) -> None:
+        """Referee -> bot: every message as a line; track which decisions are open."""
+        async for msg in call:
+            kind = msg.WhichOneof("body")
+            if kind == "decision":
+                self.open[msg.decision.request_id] = _Open(msg.decision)
+            elif kind == "rejected":
+                if (o := self.open.get(msg.rejected.request_id)) is not None:
+                    o.answered = False
+                self.refusals[msg.rejected.code] += 1
+            elif kind == "accepted":
+                self.open.pop(msg.accepted.request_id, None)
+            elif kind == "match_result":
+                for rid in [r for r, o in self.open.items() if o.request.match_id == msg.match_result.match_id]:
+                    del self.open[rid]
+            elif kind == "event" and not self.events:
+                continue
+            line = to_line(msg)
+            if line is not None:
+                await self._write(stdin, line)
+            if kind == "match_result" and one_match:
+                return
+
+    async def _read_answers(self, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter,
+                            outbox: asyncio.Queue[pb.PlayerMessage | None]) -> None:
+        """Bot -> referee: each line answers a decision; what cannot be read is refused back to the bot."""
+        while line := await stdout.readline():
+            if not line.strip():
+                continue
+            self.answers += 1
+            target = None
+            try:
+                answer = json.loads(line)
+                if not isinstance(answer, dict):
+                    raise ValueError("an answer is a JSON object")
+                target = self._target(answer)
+                if target is None:
+                    raise LookupError("no decision is open")
+                action = self._action(answer, target.request)
+            except (ValueError, LookupError, json_format.ParseError) as exc:
+                code = "BAD_LEGAL_INDEX" if isinstance(exc, IndexError) else "MALFORMED_ANSWER"
+                self.refusals[code] += 1
+                if target is None:  # name the decision the bot most likely meant
+                    target = next((o for o in self.open.values() if not o.answered), None)
+                d = target.request if target is not None else None
+                await self._write(stdin, {"type": "rejected", "rejected": {
+                    "match_id": d.match_id if d else "", "request_id": str(d.request_id) if d else "0", "code": code,
+                    "message": f"the bridge could not use this answer: {exc} (line: {line[:120].decode(errors='replace').strip()})"}})
+                continue
+            target.answered = True
+            outbox.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                match_id=target.request.match_id, request_id=target.request.request_id, action=action)))
+
+    def _target(self, answer: dict[str, Any]) -> _Open | None:
+        if "request_id" in answer:
+            rid = int(answer["request_id"])
+            if rid not in self.open:
+                raise LookupError(f"request {rid} is not open")
+            return self.open[rid]
+        waiting = [o for o in self.open.values() if not o.answered]
+        return waiting[0] if waiting else next(iter(self.open.values()), None)
+
+    @staticmethod
+    def _action(answer: dict[str, Any], request: pb.DecisionRequest) -> pb.Action:
         if "legal_index" in answer:
-            return legal[int(answer["legal_index"])]
-        return action_from_json(answer.get("action") or {})
+            k = answer["legal_index"]
+            if not isinstance(k, int) or not 0 <= k < len(request.legal_actions):
+                raise IndexError(f"legal_index {k!r} is not in 0..{len(request.legal_actions) - 1}")
+            return request.legal_actions[k]
+        if "action" in answer:
+            return json_format.ParseDict(answer["action"], pb.Action())
+        raise ValueError('an answer needs "legal_index" or "action"')
+
+    @staticmethod
+    async def _write(stdin: asyncio.StreamWriter, line: dict[str, Any]) -> None:
+        stdin.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
+        await stdin.drain()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if "--" not in args:
-        raise SystemExit("usage: python -m rummybot.stdio --referee H:P (--bot-token T | --match ID --token T) -- CMD ...")
-    split = args.index("--")
-    p = argparse.ArgumentParser(prog="rummybot.stdio")
-    p.add_argument("--referee", required=True)
-    p.add_argument("--bot-token")
-    p.add_argument("--match")
-    p.add_argument("--token")
-    opts = p.parse_args(args[:split])
-    bot = StdioBot(args[split + 1:])
-    asyncio.run(run_bot(bot, opts.referee, bot_token=None if opts.match else opts.bot_token, match_id=opts.match,
-                        token=opts.token))
+    own, command = split_command(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="referee-bridge", description="play a JSON-lines bot over gRPC")
+    p.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE", "127.0.0.1:50051"), help="HOST:PORT")
+    p.add_argument("--bot-token", default=os.environ.get("RUMMY_BOT_TOKEN"), help="play match after match")
+    p.add_argument("--match", default=os.environ.get("RUMMY_MATCH"), help="match id (with --token: one seat)")
+    p.add_argument("--token", default=os.environ.get("RUMMY_SEAT_TOKEN"), help="seat token")
+    p.add_argument("--name", default=None, help="the bot's name (default: the command's name)")
+    p.add_argument("--events", action="store_true", help="also send event lines")
+    opts = p.parse_args(own)
+    name = opts.name or os.path.basename(command[0])
+    if opts.match and opts.token:
+        join = pb.Join(seat=pb.SeatCredential(match_id=opts.match, token=opts.token), bot_name=name, sdk=SDK_VERSION)
+    elif opts.bot_token:
+        join = pb.Join(bot_token=opts.bot_token, bot_name=name, sdk=SDK_VERSION)
+    else:
+        p.error("give --bot-token T (or RUMMY_BOT_TOKEN), or --match ID --token T")
+    bridge = Bridge(command, events=opts.events, name=name)
+    try:
+        code = asyncio.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token)))
+    except KeyboardInterrupt:
+        code = 130
+    except grpc.aio.AioRpcError as exc:
+        print(f"referee-bridge: {exc.code().name}: {exc.details()}", file=sys.stderr)
+        code = 1
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

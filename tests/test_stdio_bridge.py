@@ -1,0 +1,134 @@
+"""The stdio bridge works as documented: in a tournament config exactly as the README shows it, with a shell/awk
+bot and a Node bot; it sends seated, decision, rejected and match_result lines that match the schema generated
+from the proto; and an answer it cannot use, or one the referee refuses, is sent back with its reason code,
+counted and shown, never replaced by another move."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import grpc
+import jsonschema
+import pytest
+
+from referee.records import read_record
+from referee.server import EmbeddedReferee
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummybot.stdio import split_command
+from rummybot.stdio_schema import schema
+from tests.clients.harness import play_gauntlet
+
+ROOT = Path(__file__).resolve().parents[1]
+STDIO = ROOT / "clients" / "stdio"
+PY = sys.executable
+
+
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    doc = schema()
+    return jsonschema.Draft202012Validator({**doc, "$ref": f"#/$defs/{definition}"})
+
+
+def test_the_committed_schema_is_the_one_generated_from_the_proto():
+    committed = json.loads((STDIO / "schema.json").read_text())
+    assert committed == schema(), "regenerate: python -m rummybot.stdio_schema > clients/stdio/schema.json"
+
+
+def test_connection_flags_the_runner_appends_after_the_command_go_to_the_bridge():
+    own, command = split_command(["--events", "--", "node", "bot.js", "--level", "3", "--referee", "h:1",
+                                  "--bot-token", "t"])
+    assert own == ["--events", "--referee", "h:1", "--bot-token", "t"]
+    assert command == ["node", "bot.js", "--level", "3"]
+    with pytest.raises(SystemExit):
+        split_command(["node", "bot.js"])
+
+
+def test_a_shell_awk_bot_plays_a_tournament_through_the_bridge_as_the_readme_shows(tmp_path):
+    """``command = ["referee-bridge", "--", "sh", ".../first_legal.sh"]``: the runner's appended flags reach the
+    bridge, not the bot, and every game ends by the rules with no forfeit."""
+    rows = play_gauntlet(tmp_path, "awk", ["referee-bridge", "--", "sh", str(STDIO / "examples" / "first_legal.sh")],
+                         games=1, per_move_ms=2000)
+    assert len(rows) == 2
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the Node stdio bot is not tried")
+def test_a_node_bot_plays_a_tournament_through_the_bridge(tmp_path):
+    rows = play_gauntlet(tmp_path, "node-stdio",
+                         ["referee-bridge", "--", "node", str(STDIO / "examples" / "declare_or_first.js")],
+                         games=1, per_move_ms=2000)
+    assert len(rows) == 2
+
+
+RECORDING_BOT = textwrap.dedent('''
+    """Logs every line it is sent; first answers with garbage, a bad index and an illegal action, then plays."""
+    import json, sys
+    log = open(sys.argv[1], "w")
+    tricks = ["this is not json", json.dumps({"legal_index": 999}),
+              json.dumps({"action": {"discard": {"card": {"rank": "RANK_KING", "suit": "SUIT_CLUBS"}}}})]
+    for text in sys.stdin:
+        log.write(text)
+        log.flush()
+        line = json.loads(text)
+        if line["type"] == "decision":
+            print(tricks.pop(0) if tricks else json.dumps({"legal_index": 0}), flush=True)
+        elif line["type"] == "rejected" and len(tricks) == 0 and not getattr(sys, "_retried", False):
+            sys._retried = True
+            print(json.dumps({"legal_index": 0}), flush=True)
+        elif line["type"] == "rejected" and tricks:
+            print(tricks.pop(0), flush=True)
+''')
+
+
+def test_bad_answers_are_refused_back_to_the_bot_with_reasons_and_lines_match_the_schema(tmp_path):
+    script = tmp_path / "recording_bot.py"
+    script.write_text(RECORDING_BOT)
+    lines_file = tmp_path / "lines.jsonl"
+    with EmbeddedReferee(records_dir=tmp_path / "records") as ref, grpc.insecure_channel(ref.address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        created = stub.CreateMatch(pb.CreateMatchRequest(
+            variant="indian", seed="bridge", max_hands=1, seats=[pb.SeatSpec(name="bridged"), pb.SeatSpec(name="py")],
+            time_control=pb.TimeControl(per_move_ms=5000)))
+        bridged = subprocess.Popen([PY, "-m", "rummybot.stdio", "--", PY, str(script), str(lines_file),
+                                    "--referee", ref.address, "--match", created.match_id, "--token",
+                                    created.seat_tokens[0]], stderr=subprocess.PIPE, text=True)
+        other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match",
+                                  created.match_id, "--token", created.seat_tokens[1]])
+        try:
+            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
+            _, stderr = bridged.communicate(timeout=30)
+        finally:
+            for p in (bridged, other):
+                if p.poll() is None:
+                    p.kill()
+            other.wait(timeout=30)
+    assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited, final.reason
+    assert bridged.returncode == 0, stderr
+    lines = [json.loads(x) for x in lines_file.read_text().splitlines()]
+    kinds = [x["type"] for x in lines]
+    assert kinds[0] == "welcome" and "seated" in kinds and "decision" in kinds and kinds[-1] == "match_result"
+    validator = _validator("bridge_line")
+    for line in lines:
+        validator.validate(line)
+    codes = [x["rejected"]["code"] for x in lines if x["type"] == "rejected"]
+    assert codes[:2] == ["MALFORMED_ANSWER", "BAD_LEGAL_INDEX"], codes
+    assert len(codes) == 3 and codes[2] not in ("MALFORMED_ANSWER", "BAD_LEGAL_INDEX"), "the referee's own code"
+    assert "3 of" in stderr and "answers refused" in stderr
+    # the first action recorded for the bridged seat is the bot's own legal_index 0, not a substitute
+    record = read_record(final.record_path)
+    first = next(e for e in record if e["type"] == "action" and e["seat"] == 0)
+    assert first["timed_out"] is False
+    decision = next(x["decision"] for x in lines if x["type"] == "decision")
+    assert first["action"]["kind"] in json.dumps(decision["legal_actions"][0])
+
+
+def test_answers_validate_against_the_bot_answer_schema():
+    validator = _validator("bot_answer")
+    validator.validate({"legal_index": 2})
+    validator.validate({"request_id": "7", "action": {"discard": {"card": {"rank": "RANK_ACE", "suit": "SUIT_SPADES"}}}})
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"legal_index": 1, "action": {}})
