@@ -286,9 +286,8 @@ class RefereeService(pb_grpc.RefereeServicer):
             if conn.bot_token and self.bots.get(conn.bot_token) is conn:
                 del self.bots[conn.bot_token]
             for match_id, _seat in list(conn.seats):
-                session = self.sessions.get(match_id)
-                if session is not None:
-                    session.detach(conn)
+                if (held := self.sessions.get(match_id)) is not None:
+                    held.detach(conn)
 
     async def _read(self, request_iterator: AsyncIterator[pb.PlayerMessage], conn: Connection) -> None:
         try:

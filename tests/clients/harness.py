@@ -81,7 +81,8 @@ def wins(rows: Sequence[Any], name: str) -> int:
 def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: str = "indian",
                   timeout_s: float = 120) -> tuple[Any, str]:
     """Seat-token mode: create one match on an embedded referee, run the client with ``--match ID --token T``
-    for seat 0 and the Python random bot for seat 1; return the final MatchResult and the client's output."""
+    for seat 1 (left of the dealer: it is asked first, so a probe always meets a decision) and the Python random
+    bot for seat 0; return the final MatchResult and the client's output."""
     import grpc
 
     from referee.server import EmbeddedReferee
@@ -92,13 +93,13 @@ def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: s
         with grpc.insecure_channel(ref.address) as channel:
             stub = pb_grpc.RefereeStub(channel)
             created = stub.CreateMatch(pb.CreateMatchRequest(
-                variant=variant, seats=[pb.SeatSpec(name="client"), pb.SeatSpec(name="python")], seed="one-seat",
+                variant=variant, seats=[pb.SeatSpec(name="python"), pb.SeatSpec(name="client")], seed="one-seat",
                 max_hands=3, time_control=pb.TimeControl(per_move_ms=3000, connect_ms=30000)))
             mid, tokens = created.match_id, list(created.seat_tokens)
-            client = subprocess.Popen([*command, "--referee", ref.address, "--match", mid, "--token", tokens[0]],
+            client = subprocess.Popen([*command, "--referee", ref.address, "--match", mid, "--token", tokens[1]],
                                       cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match", mid,
-                                      "--token", tokens[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      "--token", tokens[0]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=timeout_s)
                 output, _ = client.communicate(timeout=30)  # a seat-token client exits once its match ends
