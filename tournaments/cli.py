@@ -109,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (f", {stats.failed} failed attempts" if stats.failed else "")
         + (f" ({stats.games_per_hour:,.0f} games/h)" if stats.played else "")
     )
+    from tournaments.health import bot_troubles, describe
+
+    for trouble in bot_troubles(config.output):
+        err.print(f"[yellow]warning:[/] {describe(trouble)}", markup=True, highlight=False, soft_wrap=True)
     if stats.stop_reason:
         err.print(f"[red]stopped:[/] {stats.stop_reason}")
     try:
