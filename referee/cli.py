@@ -79,7 +79,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sub.add_parser("variants", help="list variants and their options as JSON")
 
+    c = sub.add_parser("check-bot", help="run a bot through a battery of matches; exit 1 on any fault",
+                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] -- COMMAND ...")
+    c.add_argument("--variant", action="append", default=[], help="a variant the bot claims (repeatable; default: all)")
+    c.add_argument("--matches", type=int, default=2, help="matches per variant, the bot's seat rotating (default 2)")
+    c.add_argument("--hands", type=int, default=2, help="hands per match (default 2)")
+    c.add_argument("--per-move-ms", type=int, default=2000, help="time per decision (default 2000)")
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if argv and argv[0] == "check-bot":
+        if "--" not in argv or argv.index("--") == len(argv) - 1:
+            p.error("check-bot needs the bot's command after --, e.g. referee check-bot -- python my_bot.py")
+        split = argv.index("--")
+        argv, command = argv[:split], argv[split + 1:]
     args = p.parse_args(argv)
+    if args.command == "check-bot":
+        from referee.checkbot import main_check_bot
+
+        configure_logging("error")
+        try:
+            return main_check_bot(command, args.variant, args.matches, args.hands, args.per_move_ms)
+        except RefereeError as exc:
+            print(f"{exc.code}: {exc.message}", file=sys.stderr)
+            return 2
     if args.command == "serve":
         configure_logging(args.log_level, json=args.log_format == "json")
         asyncio.run(_serve(args))

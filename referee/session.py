@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from referee.records import RecordWriter
 from referee.variants.base import Event
 from rummy.referee.v1 import referee_pb2 as pb
 
-__all__ = ["Connection", "TimeControl", "MatchSession", "DEFAULT_TIME"]
+__all__ = ["Connection", "TimeControl", "MatchSession", "SeatStats", "DEFAULT_TIME"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,17 @@ class Connection:
 
 
 @dataclass
+class SeatStats:
+    """How a seat answered, per phase name: what the conformance check (``referee check-bot``) reports."""
+
+    asked: Counter[str] = field(default_factory=Counter)
+    accepted: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)  # by "PHASE/CODE"
+    timed_out: Counter[str] = field(default_factory=Counter)
+    answer_ms: list[int] = field(default_factory=list)
+
+
+@dataclass
 class _Seat:
     token: str
     name: str
@@ -67,6 +79,7 @@ class _Seat:
     inbox: asyncio.Queue[tuple[int, pb.Action] | None] = field(default_factory=asyncio.Queue)
     attached: asyncio.Event = field(default_factory=asyncio.Event)
     bank_left_ms: int = 0
+    stats: SeatStats = field(default_factory=SeatStats)
 
 
 class MatchSession:
@@ -239,6 +252,8 @@ class MatchSession:
                 time_left_ms=max(left_ms, 0), bank_left_ms=s.bank_left_ms))
 
         msg = request(budget_ms)
+        phase = d.phase.name
+        s.stats.asked[phase] += 1
         self._current = (rid, seat, msg)
         if s.conn is not None:
             s.conn.send(msg)
@@ -248,6 +263,7 @@ class MatchSession:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     log.info("deadline_missed", request_id=rid)
+                    s.stats.timed_out[phase] += 1
                     self._dispatch(self.match.timeout(seat))
                     return
                 try:
@@ -273,13 +289,17 @@ class MatchSession:
                         refusal = (rid, exc.code, exc.message)
                 if refusal is not None:
                     rejections += 1
+                    s.stats.rejected[f"{phase}/{refusal[1]}"] += 1
                     self._reject(s, *refusal)
                     if rejections >= self.time.max_rejections:  # flooding: counts as a missed deadline
                         log.warning("flooding", rejections=rejections)
+                        s.stats.timed_out[phase] += 1
                         self._dispatch(self.match.timeout(seat))
                         return
                     continue
                 used_ms = int((time.monotonic() - started) * 1000)
+                s.stats.accepted[phase] += 1
+                s.stats.answer_ms.append(used_ms)
                 if used_ms > self.time.per_move_ms:
                     s.bank_left_ms = max(0, s.bank_left_ms - (used_ms - self.time.per_move_ms))
                 if s.conn is not None:

@@ -1,0 +1,132 @@
+package rummybot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
+)
+
+// Options say where to connect and as what. Either BotToken (be seated in match after match until the referee
+// closes the stream) or MatchID with SeatToken (play that one seat, return after its result).
+type Options struct {
+	Referee   string // HOST:PORT
+	BotToken  string
+	MatchID   string
+	SeatToken string
+	Name      string // sent in the Join, for the referee's logs and records
+}
+
+// Run connects to the referee and plays until it closes the stream (bot-token mode) or the one match ends
+// (seat mode), answering decisions one at a time in arrival order. It returns the results of the matches played.
+func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) {
+	join := &pb.Join{BotName: opts.Name, Sdk: SDKVersion}
+	switch {
+	case opts.MatchID != "" && opts.SeatToken != "":
+		join.Credential = &pb.Join_Seat{Seat: &pb.SeatCredential{MatchId: opts.MatchID, Token: opts.SeatToken}}
+	case opts.MatchID == "" && opts.BotToken != "":
+		join.Credential = &pb.Join_BotToken{BotToken: opts.BotToken}
+	default:
+		return nil, errors.New("give a bot token, or a match id and a seat token")
+	}
+	conn, err := grpc.NewClient(opts.Referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream on every return
+	stream, err := pb.NewRefereeClient(conn).Play(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Join{Join: join}}); err != nil {
+		return nil, fmt.Errorf("join: %w", err)
+	}
+	s := session{bot: bot, stream: stream, pending: map[string]Request{}}
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return s.results, nil
+		}
+		if err != nil {
+			return s.results, err
+		}
+		result, err := s.handle(msg)
+		if err != nil && !errors.Is(err, io.EOF) { // on io.EOF the next Recv says why the stream ended
+			return s.results, err
+		}
+		if result != nil && result.GetMatchId() == opts.MatchID {
+			return s.results, stream.CloseSend()
+		}
+	}
+}
+
+// session is the state of one Play stream: the open decision of each match, keyed by match id, so that a
+// rejection can be handed to the bot with the request it answers.
+type session struct {
+	bot     Bot
+	stream  pb.Referee_PlayClient
+	pending map[string]Request
+	results []*pb.MatchResult
+}
+
+// handle reacts to one referee message; it returns the match result when the message is one.
+func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
+	switch body := msg.GetBody().(type) {
+	case *pb.RefereeMessage_Decision:
+		req := newRequest(body.Decision)
+		s.pending[req.MatchID] = req
+		return nil, s.answer(req, s.bot.Decide(req.Decision.GetView(), req.Decision.GetLegalActions(), req))
+	case *pb.RefereeMessage_Rejected:
+		r := body.Rejected
+		req, ok := s.pending[r.GetMatchId()]
+		if !ok || req.RequestID != r.GetRequestId() {
+			return nil, nil // a stale request: the referee has moved on
+		}
+		if hook, ok := s.bot.(RejectedHook); ok {
+			return nil, s.answer(req, hook.OnRejected(r.GetCode(), r.GetMessage(), req))
+		}
+		ReportRejection(r.GetCode(), r.GetMessage())
+	case *pb.RefereeMessage_Accepted:
+		if req, ok := s.pending[body.Accepted.GetMatchId()]; ok && req.RequestID == body.Accepted.GetRequestId() {
+			delete(s.pending, req.MatchID)
+		}
+	case *pb.RefereeMessage_Seated:
+		if hook, ok := s.bot.(SeatedHook); ok {
+			hook.OnSeated(body.Seated)
+		}
+	case *pb.RefereeMessage_Event:
+		if hook, ok := s.bot.(EventHook); ok {
+			hook.OnEvent(body.Event)
+		}
+	case *pb.RefereeMessage_HandResult:
+		if hook, ok := s.bot.(HandResultHook); ok {
+			hook.OnHandResult(body.HandResult)
+		}
+	case *pb.RefereeMessage_MatchResult:
+		result := body.MatchResult
+		delete(s.pending, result.GetMatchId())
+		s.results = append(s.results, result)
+		if hook, ok := s.bot.(MatchResultHook); ok {
+			hook.OnMatchResult(result)
+		}
+		return result, nil
+	}
+	return nil, nil
+}
+
+// answer sends action for req; nil sends nothing.
+func (s *session) answer(req Request, action *pb.Action) error {
+	if action == nil {
+		return nil
+	}
+	return s.stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Action{Action: &pb.ActionMessage{
+		MatchId: req.MatchID, RequestId: req.RequestID, Action: action,
+	}}})
+}

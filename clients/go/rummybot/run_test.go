@@ -1,0 +1,105 @@
+package rummybot
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
+)
+
+// scriptedReferee sends its script after the Join, then records what the bot sends until it closes the stream.
+type scriptedReferee struct {
+	pb.UnimplementedRefereeServer
+	script   []*pb.RefereeMessage
+	received chan []*pb.PlayerMessage
+}
+
+func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
+	var got []*pb.PlayerMessage
+	join, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	got = append(got, join)
+	for _, msg := range r.script {
+		if err := stream.Send(msg); err != nil {
+			return err
+		}
+		if _, ok := msg.GetBody().(*pb.RefereeMessage_Decision); ok { // wait for the answer, as the referee does
+			answer, err := stream.Recv()
+			if err != nil {
+				return err
+			}
+			got = append(got, answer)
+		}
+	}
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			r.received <- got
+			return nil
+		}
+		got = append(got, msg)
+	}
+}
+
+type firstLegal struct{ seated []string }
+
+func (b *firstLegal) Decide(view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action {
+	return legal[0]
+}
+func (b *firstLegal) OnSeated(s *pb.Seated) { b.seated = append(b.seated, s.GetMatchId()) }
+
+func drawStock() *pb.Action {
+	return &pb.Action{Kind: &pb.Action_DrawStock{DrawStock: &pb.DrawStock{}}}
+}
+
+// In seat mode the SDK joins with the seat credential, echoes request ids, sends nothing after a rejection
+// unless the bot asks to, and returns after the match's result.
+func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
+	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
+		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
+		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
+			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{drawStock()}}}},
+		{Body: &pb.RefereeMessage_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
+			Code: "TEST_CODE", Message: "a scripted rejection"}}},
+		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
+			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
+	}}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := grpc.NewServer()
+	pb.RegisterRefereeServer(server, ref)
+	go server.Serve(lis)
+	defer server.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bot := &firstLegal{}
+	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: "m1", SeatToken: "secret", Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].GetMatchId() != "m1" || len(bot.seated) != 1 {
+		t.Fatalf("results %v, seated %v", results, bot.seated)
+	}
+	got := <-ref.received
+	if len(got) != 2 {
+		t.Fatalf("want the join and one answer, got %v", got)
+	}
+	join := got[0].GetJoin()
+	if join.GetSeat().GetMatchId() != "m1" || join.GetSeat().GetToken() != "secret" || join.GetSdk() != SDKVersion {
+		t.Errorf("join: %v", join)
+	}
+	answer := got[1].GetAction()
+	if answer.GetMatchId() != "m1" || answer.GetRequestId() != 7 || answer.GetAction().GetDrawStock() == nil {
+		t.Errorf("answer: %v", answer)
+	}
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the Java SDK and its example bots: target/rummybot-0.1.0.jar (the SDK) and target/rummybot-examples.jar
+# (runnable: `java -jar clients/java/target/rummybot-examples.jar`), running the unit tests on the way. Safe to
+# rerun and to run from any folder. On a fresh machine it installs Java 17 and Maven from apt when they are
+# missing; Maven then downloads the dependencies, protoc and the gRPC code generator from Maven Central.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+    echo "java client: installing openjdk-17-jdk-headless and maven" >&2
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -q
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jdk-headless maven
+fi
+
+mvn -q -B -f "$here/pom.xml" package
+echo "java client: built $here/target/rummybot-examples.jar" >&2

@@ -1,0 +1,38 @@
+//! The Rust bot SDK for the Rummy Referee: connect to a referee over gRPC, be seated, answer decisions.
+//!
+//! A bot implements [`Bot::decide`]: given its [`SeatView`] (hand, table, scores) and the actions the referee
+//! knows to be legal, it returns an [`Action`]; returning one of the listed actions is always accepted.
+//! [`main`] reads `--referee HOST:PORT` and `--bot-token T` (match after match over one connection) or
+//! `--match ID --token T` (one seat of one match), then plays until the referee is done with the bot.
+//!
+//! ```no_run
+//! use rummybot::{Action, Bot, Request, SeatView};
+//!
+//! struct FirstLegal;
+//!
+//! impl Bot for FirstLegal {
+//!     fn decide(&mut self, _view: &SeatView, legal: &[Action], _request: &Request) -> Action {
+//!         legal[0].clone()
+//!     }
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     rummybot::main(FirstLegal)
+//! }
+//! ```
+
+pub mod actions;
+pub mod cards;
+mod options;
+mod sdk;
+
+/// The wire types of `rummy.referee.v1`, generated from `protos/` by `build.rs`.
+pub mod proto {
+    tonic::include_proto!("rummy.referee.v1");
+}
+
+pub use options::{Credential, Options, OptionsError, USAGE};
+pub use proto::{
+    Action, Card, DecisionRequest, HandResult, MatchEvent, MatchResult, Phase, Rank, SeatView, Seated, Suit,
+};
+pub use sdk::{Bot, Error, Request, SDK_VERSION, main, main_with, run};

@@ -1,0 +1,254 @@
+"""``referee check-bot -- COMMAND ...``: put a bot through a battery of matches in each variant it claims and
+say what it got right and wrong, before it ever enters a tournament.
+
+The bot runs as the tournament runner runs it (``COMMAND --referee HOST:PORT --bot-token T``, with the same in
+RUMMY_REFEREE / RUMMY_BOT_TOKEN) against the bundled greedy bot on a referee in this process, match after match
+over one connection, from every seat. For each variant the check reports, per phase it was asked (DRAW, PLAY,
+DISCARD, OFFER), how many decisions it answered with an accepted action; every rejected answer, missed deadline,
+crash or disconnect is a fault. It also reports whether the variant's special situations came up and were met:
+a Skarney offer answered, an Iceberg card passed face down, a 500 Rum deep pile take with its obligation, an
+Indian declaration. A situation that never arose is "not reached", not a fault. Exit code 1 on any fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CheckRow", "check_bot", "main_check_bot", "SITUATIONS"]
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    variant: str
+    check: str
+    status: str  # "ok", "FAULT" or "not reached"
+    detail: str
+
+    @property
+    def fault(self) -> bool:
+        return self.status == "FAULT"
+
+
+Actions = list[dict[str, Any]]  # the bot's accepted actions from the records, as JSON
+
+# variant -> (situation, does this list of the bot's own actions show it met?)
+SITUATIONS: dict[str, list[tuple[str, Callable[[Actions], bool]]]] = {
+    "indian": [("declares a valid hand (IND-7)", lambda a: any(x["kind"] == "declare" for x in a))],
+    "500-rum": [("takes discards below the top, melding the bottom card taken (FH-3)",
+                 lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
+    "500-partnership": [("takes discards below the top, melding the bottom card taken (FH-3)",
+                         lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
+    "persian": [("takes discards below the top, melding the bottom card taken",
+                 lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
+    "fortune": [("takes the pile, melding its top card with two from hand (FOR-4)",
+                 lambda a: any(x["kind"] == "take_discards" for x in a))],
+    "arlington": [("takes from the discard pile", lambda a: any(x["kind"] == "take_discards" for x in a))],
+    "skarney": [("answers a card on offer (SKA-7)", lambda a: any(x["kind"] in ("accept_offer", "decline_offer") for x in a)),
+                ("offers a card (SKA-7)", lambda a: any(x["kind"] == "offer" for x in a))],
+    "skarney-singles": [("answers a card on offer (SKA-7)",
+                         lambda a: any(x["kind"] in ("accept_offer", "decline_offer") for x in a)),
+                        ("offers a card (SKA-7)", lambda a: any(x["kind"] == "offer" for x in a))],
+    "iceberg": [("passes a card face down (ICE-2)", lambda a: any(x["kind"] == "discard" for x in a))],
+}
+
+
+@dataclass
+class _Tally:
+    matches: int = 0
+    forfeits: list[str] | None = None
+    asked: dict[str, int] | None = None
+    accepted: dict[str, int] | None = None
+    rejected: dict[str, int] | None = None
+    timed_out: dict[str, int] | None = None
+    actions: Actions | None = None
+    unfinished: int = 0
+
+    def __post_init__(self) -> None:
+        self.forfeits, self.asked, self.accepted, self.rejected, self.timed_out, self.actions = [], {}, {}, {}, {}, []
+
+
+def _add(into: dict[str, int], counts: Any) -> None:
+    for k, v in counts.items():
+        into[k] = into.get(k, 0) + v
+
+
+async def _spawn(command: Sequence[str], address: str, token: str, log: Path) -> asyncio.subprocess.Process:
+    env = {**os.environ, "RUMMY_REFEREE": address, "RUMMY_BOT_TOKEN": token, "RUMMY_BOT_SEED": "1"}
+    out = log.open("ab")
+    try:
+        return await asyncio.create_subprocess_exec(*command, "--referee", address, "--bot-token", token, env=env,
+                                                    stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
+    finally:
+        out.close()
+
+
+async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches: int = 2, hands: int = 2,
+                    per_move_ms: int = 2000, log_dir: Path | None = None,
+                    progress: Callable[[str], None] = lambda _s: None) -> tuple[list[CheckRow], Path]:
+    """Run the battery; return its rows and the folder holding the bot's output and the match records."""
+    import grpc
+
+    from referee.records import read_record
+    from referee.server import create_server
+    from referee.session import TimeControl
+    from referee.variants import find
+    from rummy.referee.v1 import referee_pb2 as pb
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+    from rummybot.bots.base import PolicyBot
+    from rummybot.policies import greedy_policy
+    from rummybot.sdk import run_bot
+
+    folder = log_dir or Path(tempfile.mkdtemp(prefix="check-bot-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    server, port, service = await create_server("127.0.0.1:0", str(folder / "records"),
+                                                default_time=TimeControl(per_move_ms=per_move_ms, connect_ms=15000))
+    address = f"127.0.0.1:{port}"
+    rows: list[CheckRow] = []
+    team = any(find(v).team_play for v in variants)
+    tokens = [f"candidate-{i}-{secrets.token_hex(6)}" for i in range(2 if team else 1)]
+    procs = [await _spawn(command, address, t, folder / f"bot-{i}.log") for i, t in enumerate(tokens)]
+    opponents = [f"greedy-{i}-{secrets.token_hex(6)}" for i in range(3)]
+    helpers = [asyncio.create_task(run_bot(PolicyBot("greedy", greedy_policy, seed=i), address, bot_token=t))
+               for i, t in enumerate(opponents)]
+    try:
+        connected = await _wait_connected(service, tokens, procs, 15.0)
+        dead = next((p.returncode for p in procs if p.returncode is not None), None)
+        why = f"exited with code {dead} before joining" if dead is not None else "did not join in 15 s"
+        rows.append(CheckRow("*", "connects with a bot token (--referee, --bot-token)",
+                             "ok" if connected else "FAULT", "joined" if connected else f"{why}; see {folder}/bot-0.log"))
+        if not connected:
+            return rows, folder
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = pb_grpc.RefereeStub(channel)
+            for name in variants:
+                v = find(name)
+                seats = 4 if v.team_play else 2
+                tally = _Tally()
+                for k in range(matches):
+                    progress(f"{v.name}: match {k + 1} of {matches}")
+                    if v.team_play:
+                        mine = [k % 2, k % 2 + 2]
+                    else:
+                        mine = [k % seats]
+                    spec, theirs = [], iter(opponents)
+                    for s in range(seats):
+                        if s in mine:
+                            spec.append(pb.SeatSpec(name="candidate", bot_token=tokens[mine.index(s)]))
+                        else:
+                            spec.append(pb.SeatSpec(name="greedy", bot_token=next(theirs)))
+                    created = await stub.CreateMatch(pb.CreateMatchRequest(
+                        variant=v.name, seats=spec, seed=f"check-bot:{v.name}:{k}", max_hands=hands))
+                    try:
+                        result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True),
+                                                      timeout=max(60.0, hands * 400 * per_move_ms / 1000 / 4))
+                    except grpc.aio.AioRpcError:
+                        await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="check-bot timeout"))
+                        tally.unfinished += 1
+                        continue
+                    tally.matches += 1
+                    session = service.sessions[created.match_id]
+                    for s in mine:
+                        st = session.seats[s].stats
+                        _add(tally.asked, st.asked)
+                        _add(tally.accepted, st.accepted)
+                        _add(tally.rejected, st.rejected)
+                        _add(tally.timed_out, st.timed_out)
+                    record = read_record(result.record_path)
+                    for e in record:
+                        if e["type"] == "forfeit" and e["seat"] in mine:
+                            tally.forfeits.append(e["reason"])
+                        if e["type"] == "action" and e["seat"] in mine and not e["timed_out"]:
+                            tally.actions.append(e["action"])
+                rows += _rows(v.name, tally, matches)
+        for i, p in enumerate(procs):
+            if p.returncode is not None:
+                rows.append(CheckRow("*", "stays up match after match", "FAULT",
+                                     f"exited with code {p.returncode}; see {folder}/bot-{i}.log"))
+                break
+        else:
+            rows.append(CheckRow("*", "stays up match after match on one connection", "ok",
+                                 f"{len(variants) * matches} matches"))
+        return rows, folder
+    finally:
+        for p in procs:
+            if p.returncode is None:
+                p.terminate()
+                try:
+                    await asyncio.wait_for(p.wait(), 5)
+                except TimeoutError:
+                    p.kill()
+                    await p.wait()
+        for h in helpers:
+            h.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
+        await server.stop(0.5)
+
+
+async def _wait_connected(service: Any, tokens: Sequence[str], procs: Sequence[asyncio.subprocess.Process],
+                          timeout: float) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if all(t in service.bots for t in tokens):
+            return True
+        if any(p.returncode is not None for p in procs):
+            return False
+        await asyncio.sleep(0.05)
+    return False
+
+
+def _rows(variant: str, t: _Tally, matches: int) -> list[CheckRow]:
+    assert t.asked is not None and t.accepted is not None and t.rejected is not None and t.timed_out is not None
+    assert t.forfeits is not None and t.actions is not None
+    rows = [CheckRow(variant, "plays every match to its end", "FAULT" if t.unfinished or t.forfeits else "ok",
+                     f"{t.matches} of {matches} finished" + (f"; forfeited: {'; '.join(t.forfeits)}" if t.forfeits else ""))]
+    for phase in ("DRAW", "PLAY", "DISCARD", "OFFER"):
+        asked = t.asked.get(phase, 0)
+        if not asked:
+            continue
+        rejected = {k.split("/", 1)[1]: n for k, n in t.rejected.items() if k.startswith(phase + "/")}
+        missed = t.timed_out.get(phase, 0)
+        detail = f"{t.accepted.get(phase, 0)} of {asked} accepted"
+        if rejected:
+            detail += "; rejected " + ", ".join(f"{c} x{n}" for c, n in sorted(rejected.items()))
+        if missed:
+            detail += f"; {missed} deadlines missed"
+        rows.append(CheckRow(variant, f"answers {phase} decisions", "FAULT" if rejected or missed else "ok", detail))
+    for situation, met in SITUATIONS.get(variant, []):
+        rows.append(CheckRow(variant, situation, "ok" if met(t.actions) else "not reached",
+                             "met" if met(t.actions) else f"did not arise in {t.matches} matches"))
+    return rows
+
+
+def main_check_bot(command: Sequence[str], variants: Sequence[str], matches: int, hands: int, per_move_ms: int) -> int:
+    """The CLI: run, print the table, exit 1 on any fault."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from referee.variants import all_variants, find
+
+    names = [find(v).name for v in variants] if variants else [v.name for v in all_variants()]
+    console = Console(stderr=True)
+    with contextlib.ExitStack() as stack:
+        status = stack.enter_context(console.status("checking"))
+        rows, folder = asyncio.run(check_bot(command, names, matches=matches, hands=hands, per_move_ms=per_move_ms,
+                                             progress=lambda s: status.update(s)))
+    table = Table(title=f"check-bot: {' '.join(command)}")
+    for col in ("variant", "check", "result", "detail"):
+        table.add_column(col)
+    for r in rows:
+        colour = {"ok": "green", "FAULT": "red"}.get(r.status, "yellow")
+        table.add_row(r.variant, r.check, f"[{colour}]{r.status}[/]", r.detail)
+    out = Console()
+    out.print(table)
+    faults = sum(r.fault for r in rows)
+    out.print(f"{faults} fault{'s' * (faults != 1)}; the bot's output and the match records are in {folder}")
+    return 1 if faults else 0
