@@ -18,7 +18,7 @@ import os
 import secrets
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,16 +63,13 @@ SITUATIONS: dict[str, list[tuple[str, Callable[[Actions], bool]]]] = {
 @dataclass
 class _Tally:
     matches: int = 0
-    forfeits: list[str] | None = None
-    asked: dict[str, int] | None = None
-    accepted: dict[str, int] | None = None
-    rejected: dict[str, int] | None = None
-    timed_out: dict[str, int] | None = None
-    actions: Actions | None = None
     unfinished: int = 0
-
-    def __post_init__(self) -> None:
-        self.forfeits, self.asked, self.accepted, self.rejected, self.timed_out, self.actions = [], {}, {}, {}, {}, []
+    forfeits: list[str] = field(default_factory=list)
+    asked: dict[str, int] = field(default_factory=dict)
+    accepted: dict[str, int] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)
+    timed_out: dict[str, int] = field(default_factory=dict)
+    actions: Actions = field(default_factory=list)
 
 
 def _add(into: dict[str, int], counts: Any) -> None:
@@ -206,8 +203,6 @@ async def _wait_connected(service: Any, tokens: Sequence[str], procs: Sequence[a
 
 
 def _rows(variant: str, t: _Tally, matches: int) -> list[CheckRow]:
-    assert t.asked is not None and t.accepted is not None and t.rejected is not None and t.timed_out is not None
-    assert t.forfeits is not None and t.actions is not None
     rows = [CheckRow(variant, "plays every match to its end", "FAULT" if t.unfinished or t.forfeits else "ok",
                      f"{t.matches} of {matches} finished" + (f"; forfeited: {'; '.join(t.forfeits)}" if t.forfeits else ""))]
     for phase in ("DRAW", "PLAY", "DISCARD", "OFFER"):

@@ -106,7 +106,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
         send(request, action)
 
     async with grpc.aio.insecure_channel(referee) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         call = stub.Play(outgoing())
         try:
             async for msg in call:

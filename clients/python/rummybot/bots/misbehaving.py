@@ -96,7 +96,6 @@ async def _flood(bot: Misbehaving, referee: str, token: str | None, match: str |
     """Answers every decision 200 times, over a raw stream (the SDK answers once)."""
     import grpc
 
-    from referee import protocodec as codec
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
