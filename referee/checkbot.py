@@ -17,6 +17,7 @@ import contextlib
 import os
 import secrets
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,24 +40,30 @@ class CheckRow:
 
 Actions = list[dict[str, Any]]  # the bot's accepted actions from the records, as JSON
 
+
+
+def _did(*kinds: str) -> Callable[[Actions], bool]:
+    return lambda actions: any(a["kind"] in kinds for a in actions)
+
+
+def _deep_take(actions: Actions) -> bool:
+    return any(a["kind"] == "take_discards" and a.get("count") != 1 for a in actions)
+
+
+_DEEP_TAKE = ("takes discards below the top, melding the bottom card taken (FH-3)", _deep_take)
+_SKARNEY = [("answers a card on offer (SKA-7)", _did("accept_offer", "decline_offer")), ("offers a card (SKA-7)", _did("offer"))]
+
 # variant -> (situation, does this list of the bot's own actions show it met?)
 SITUATIONS: dict[str, list[tuple[str, Callable[[Actions], bool]]]] = {
-    "indian": [("declares a valid hand (IND-7)", lambda a: any(x["kind"] == "declare" for x in a))],
-    "500-rum": [("takes discards below the top, melding the bottom card taken (FH-3)",
-                 lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
-    "500-partnership": [("takes discards below the top, melding the bottom card taken (FH-3)",
-                         lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
-    "persian": [("takes discards below the top, melding the bottom card taken",
-                 lambda a: any(x["kind"] == "take_discards" and x.get("count") != 1 for x in a))],
-    "fortune": [("takes the pile, melding its top card with two from hand (FOR-4)",
-                 lambda a: any(x["kind"] == "take_discards" for x in a))],
-    "arlington": [("takes from the discard pile", lambda a: any(x["kind"] == "take_discards" for x in a))],
-    "skarney": [("answers a card on offer (SKA-7)", lambda a: any(x["kind"] in ("accept_offer", "decline_offer") for x in a)),
-                ("offers a card (SKA-7)", lambda a: any(x["kind"] == "offer" for x in a))],
-    "skarney-singles": [("answers a card on offer (SKA-7)",
-                         lambda a: any(x["kind"] in ("accept_offer", "decline_offer") for x in a)),
-                        ("offers a card (SKA-7)", lambda a: any(x["kind"] == "offer" for x in a))],
-    "iceberg": [("passes a card face down (ICE-2)", lambda a: any(x["kind"] == "discard" for x in a))],
+    "indian": [("declares a valid hand (IND-7)", _did("declare"))],
+    "500-rum": [_DEEP_TAKE],
+    "500-partnership": [_DEEP_TAKE],
+    "persian": [("takes discards below the top, melding the bottom card taken", _deep_take)],
+    "fortune": [("takes the pile, melding its top card with two from hand (FOR-4)", _did("take_discards"))],
+    "arlington": [("takes from the discard pile", _did("take_discards"))],
+    "skarney": _SKARNEY,
+    "skarney-singles": _SKARNEY,
+    "iceberg": [("passes a card face down (ICE-2)", _did("discard"))],
 }
 
 
@@ -65,16 +72,11 @@ class _Tally:
     matches: int = 0
     unfinished: int = 0
     forfeits: list[str] = field(default_factory=list)
-    asked: dict[str, int] = field(default_factory=dict)
-    accepted: dict[str, int] = field(default_factory=dict)
-    rejected: dict[str, int] = field(default_factory=dict)
-    timed_out: dict[str, int] = field(default_factory=dict)
+    asked: Counter[str] = field(default_factory=Counter)
+    accepted: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
+    timed_out: Counter[str] = field(default_factory=Counter)
     actions: Actions = field(default_factory=list)
-
-
-def _add(into: dict[str, int], counts: Any) -> None:
-    for k, v in counts.items():
-        into[k] = into.get(k, 0) + v
 
 
 async def _spawn(command: Sequence[str], address: str, token: str, log: Path) -> asyncio.subprocess.Process:
@@ -154,10 +156,10 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                     session = service.sessions[created.match_id]
                     for s in mine:
                         st = session.seats[s].stats
-                        _add(tally.asked, st.asked)
-                        _add(tally.accepted, st.accepted)
-                        _add(tally.rejected, st.rejected)
-                        _add(tally.timed_out, st.timed_out)
+                        tally.asked.update(st.asked)
+                        tally.accepted.update(st.accepted)
+                        tally.rejected.update(st.rejected)
+                        tally.timed_out.update(st.timed_out)
                     record = read_record(result.record_path)
                     for e in record:
                         if e["type"] == "forfeit" and e["seat"] in mine:

@@ -67,7 +67,6 @@ class SeatStats:
     accepted: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)  # by "PHASE/CODE"
     timed_out: Counter[str] = field(default_factory=Counter)
-    answer_ms: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -299,7 +298,6 @@ class MatchSession:
                     continue
                 used_ms = int((time.monotonic() - started) * 1000)
                 s.stats.accepted[phase] += 1
-                s.stats.answer_ms.append(used_ms)
                 if used_ms > self.time.per_move_ms:
                     s.bank_left_ms = max(0, s.bank_left_ms - (used_ms - self.time.per_move_ms))
                 if s.conn is not None:
