@@ -1,4 +1,5 @@
-"""``referee serve``, ``referee evaluate``, ``referee replay RECORD``, ``referee variants``: thin over the core."""
+"""``referee serve``, ``referee evaluate``, ``referee replay RECORD``, ``referee view RECORD``, ``referee variants``:
+thin over the core."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from referee.errors import RefereeError
 from referee.logs import configure_logging
@@ -32,14 +35,95 @@ async def _serve(args: argparse.Namespace) -> None:
 
     tc = TimeControl(per_move_ms=args.per_move_ms, grace_ms=args.grace_ms, connect_ms=DEFAULT_TIME.connect_ms)
     limits = ServerLimits(**{name: getattr(args, name) for name, _, _ in ServerLimits.flags()})
-    server, port, _ = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc, limits)
+    admin_token, credentials = _security(args)
+    server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc,
+                                                limits, admin_token=admin_token, credentials=credentials)
     print(json.dumps({"event": "serving", "address": f"{args.host}:{port}"}), flush=True)
+    viewer = None
+    if args.http is not None:
+        from referee.viewer import start_viewer
+
+        viewer, http_port = await start_viewer(args.records, service, args.host, args.http)
+        print(json.dumps({"event": "viewer", "url": f"http://{args.host}:{http_port}/"}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    if viewer is not None:
+        await viewer.cleanup()
     await server.stop(grace=2)
+
+
+async def _view(record: str, host: str, port: int) -> None:
+    """``referee view RECORD``: the replay viewer for one record file, until Ctrl-C."""
+    from referee.viewer import start_viewer
+
+    path = Path(record)
+    runner, bound = await start_viewer(path, None, host, port)
+    print(json.dumps({"event": "viewer", "url": f"http://{host}:{bound}/replay/{path.stem}"}), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runner.cleanup()
+
+
+def _security(args: argparse.Namespace) -> tuple[str | None, Any]:
+    """The admin token (from its file) and the TLS credentials ``referee serve`` was asked for; a file that cannot
+    be read stops it before it serves anything."""
+    from referee.server import server_credentials
+
+    token = None
+    try:
+        if args.admin_token_file:
+            token = Path(args.admin_token_file).read_text(encoding="utf-8").strip()
+            if not token:
+                raise SystemExit(f"--admin-token-file {args.admin_token_file} is empty")
+        if bool(args.tls_cert) != bool(args.tls_key):
+            raise SystemExit("--tls-cert and --tls-key go together")
+        if args.tls_client_ca and not args.tls_cert:
+            raise SystemExit("--tls-client-ca needs --tls-cert and --tls-key")
+        creds = server_credentials(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
+    except OSError as exc:
+        raise SystemExit(f"cannot read {exc.filename}: {exc.strerror}") from exc
+    return token, creds
+
+
+REPLAY_EXIT_CODES = """exit codes:
+  0  reproduces          the rules core gives every line of the record
+  3  does not reproduce  the first line that differs is named, with its field
+  4  incomplete          the record ends (or the match was aborted) before its result
+  5  unreadable          the file or a line is not a record (the line is named)
+  6  rules changed       --verify: the record was made under another rules hash (variant rules or options)"""
+
+
+def _replay(path: str, verify: bool) -> int:
+    """``referee replay [--verify] RECORD``: one clear line and a distinct exit code for each way it can go."""
+    from referee.records import UnreadableRecord
+    from referee.replay import EXIT_CODES, ReplayMismatch, replay_file, verify_file
+
+    if verify:
+        verdict = verify_file(path)
+        print(f"{verdict} [{path}]", file=sys.stdout if verdict.exit_code == 0 else sys.stderr)
+        return verdict.exit_code
+    try:
+        summary = replay_file(path)
+    except ReplayMismatch as exc:
+        print(f"does not reproduce: {exc} [{path}]", file=sys.stderr)
+        return EXIT_CODES["does not reproduce"]
+    except UnreadableRecord as exc:
+        print(f"unreadable: {exc} [{path}]", file=sys.stderr)
+        return EXIT_CODES["unreadable"]
+    cut, last, aborted = summary.pop("cut_line"), summary.pop("last_line"), summary.pop("aborted")
+    print(json.dumps(summary, indent=2))
+    if not summary["complete"]:
+        why = f"the match was aborted ({aborted})" if aborted is not None else \
+            f"it ends at line {cut or last}{' (cut off)' if cut else ''}: cut short, or the referee stopped"
+        print(f"incomplete: the record has no result: {why} [{path}]", file=sys.stderr)
+        return EXIT_CODES["incomplete"]
+    return 0
 
 
 def _limit_flags() -> list[tuple[str, int, str]]:
@@ -56,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=50051)
     s.add_argument("--records", default="records", help="folder for match records (JSON lines)")
+    s.add_argument("--http", type=int, metavar="PORT", help="also serve the browser viewer on this port (0 picks one): "
+                   "replays of the records and running matches to watch")
     s.add_argument("--allow-stacked-decks", action="store_true", help="accept explicit deck orders (tests, puzzles)")
     s.add_argument("--per-move-ms", type=int, default=5000, help="default time per decision")
     s.add_argument("--grace-ms", type=int, default=3000, help="how long a disconnected seat may take to return")
@@ -64,6 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, default, doc in _limit_flags():
         limits.add_argument("--" + name.replace("_", "-"), type=int, default=default, metavar="N",
                             help=f"{doc} (default {default})")
+    sec = s.add_argument_group("access", "who may do what (see the README's threat model)")
+    sec.add_argument("--admin-token-file", metavar="PATH", help="CreateMatch and AbortMatch need this file's token, "
+                     "sent as metadata 'authorization: Bearer TOKEN' (default: open to any client that can connect)")
+    sec.add_argument("--tls-cert", metavar="CERT", help="serve TLS with this PEM certificate chain (with --tls-key)")
+    sec.add_argument("--tls-key", metavar="KEY", help="the PEM private key of --tls-cert")
+    sec.add_argument("--tls-client-ca", metavar="CA", help="mutual TLS: clients must present a certificate signed by "
+                     "this PEM CA")
     s.add_argument("--log-format", choices=("json", "console"), default="json")
     s.add_argument("--log-level", default="info")
 
@@ -74,10 +167,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--option", action="append", default=[], help="KEY=VALUE, repeatable")
     e.add_argument("--seats", type=int, default=None)
 
-    r = sub.add_parser("replay", help="re-run a record through the rules core; print per-hand and final scores")
+    r = sub.add_parser("replay", help="re-run a record through the rules core; print per-hand and final scores",
+                       description="Re-run a match record through the rules core and print per-hand and final\n"
+                       "scores as JSON. With --verify, certify it instead: deal every hand again from the\n"
+                       "seed, replay the moves, check every line (deals, moves, events with their audience,\n"
+                       "scores, the result) and the rules hash, and print one verdict line.",
+                       epilog=REPLAY_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("record")
+    r.add_argument("--verify", action="store_true", help="certify the record line by line (one verdict line)")
 
     sub.add_parser("variants", help="list variants and their options as JSON")
+
+    w = sub.add_parser("view", help="step through one record in the browser (prints the page's address)")
+    w.add_argument("record")
+    w.add_argument("--host", default="127.0.0.1")
+    w.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 picks one)")
 
     c = sub.add_parser("check-bot", help="run a bot through a battery of matches; exit 1 on any fault",
                        usage="referee check-bot [--variant V ...] [--matches N] [--hands N] -- COMMAND ...")
@@ -107,6 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(args.log_level, json=args.log_format == "json")
         asyncio.run(_serve(args))
         return 0
+    if args.command == "view":
+        if not Path(args.record).is_file():
+            print(f"no record file {args.record}", file=sys.stderr)
+            return 2
+        configure_logging("warning")
+        asyncio.run(_view(args.record, args.host, args.port))
+        return 0
     configure_logging("warning")
     try:
         if args.command == "evaluate":
@@ -117,14 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(evaluation_json(result), indent=2))
             return 0
         if args.command == "replay":
-            from referee.replay import ReplayMismatch, replay_file
-
-            try:
-                print(json.dumps(replay_file(args.record), indent=2))
-            except ReplayMismatch as exc:
-                print(f"record does not reproduce: {exc}", file=sys.stderr)
-                return 3
-            return 0
+            return _replay(args.record, args.verify)
         if args.command == "variants":
             from referee.variants import all_variants
 

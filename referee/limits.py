@@ -47,6 +47,8 @@ class ServerLimits:
     max_options: int = _limit(32, "options of one match")
     max_stacked_decks: int = _limit(1000, "stacked decks in one CreateMatch")
     max_deck_cards: int = _limit(512, "cards in one stacked deck")
+    max_message_bytes: int = _limit(4 * 2**20, "bytes of one message a client sends (larger ones are refused by gRPC)")
+    max_client_streams: int = _limit(1024, "long-lived calls (Play, Watch, GetResult with wait) open from one client address")
 
     @classmethod
     def flags(cls) -> Iterable[tuple[str, int, str]]:

@@ -7,8 +7,12 @@ final ranking. The async session (``referee.session``) adds clocks and streams o
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from referee.cards import Card, parse_cards, shuffled
@@ -30,7 +34,7 @@ from referee.variants.base import (
     rank_by_totals,
 )
 
-__all__ = ["MatchConfig", "Match", "MatchOutcome", "FORFEITED_MISSES"]
+__all__ = ["MatchConfig", "Match", "MatchOutcome", "FORFEITED_MISSES", "rules_hash"]
 
 FORFEITED_MISSES = 99  # what ``default_action`` is told for a forfeited seat: play it out by autopilot
 
@@ -82,7 +86,9 @@ class Match:
         self._record = on_record or (lambda _r: None)
         fa = config.forfeit_after
         self.forfeit_after = fa if fa is not None else getattr(v, "forfeit_after_misses", 3)
-        self._record({"type": "match", "config": _config_json(config), "variant": v.name, "teams": list(self.teams)})
+        self.rules_hash = rules_hash(v, config.options)
+        self._record({"type": "match", "config": _config_json(config), "variant": v.name, "teams": list(self.teams),
+                      "rules_hash": self.rules_hash})
         self._start_hand()
 
     # ------------------------------------------------------------ queries
@@ -123,6 +129,7 @@ class Match:
             self.missed[seat] += 1
         events = [Event("TIMED_OUT", seat, text=f"seat {seat} missed its deadline ({self.missed[seat]} in a row)")]
         self.log.extend(events)
+        self._record_events(events)
         if self.forfeit_after and self.missed[seat] >= self.forfeit_after and seat not in self.forfeited:
             events += self.forfeit(seat, f"missed {self.missed[seat]} turns in a row")
             if self.over:  # that was the last seat playing
@@ -156,6 +163,7 @@ class Match:
             if len(seats) > 1:
                 entry["with"] = seats  # one batch: replay forfeits them together
             self._record(entry)
+            self._record_events([ev])
         if len(self.forfeited) == self.game.seats:
             events += self.stop("every seat forfeited: no one is left to play")
         return events
@@ -168,9 +176,10 @@ class Match:
         self._record({"type": "stopped", "reason": reason})
         if self.state is not None:
             self.state.over = True
-        self._finish(GameOutcome(rank_by_totals(self.game, self.variant.lower_is_better), reason))
         ev = Event("MATCH_ENDED", text=reason)
         self.log.append(ev)
+        self._record_events([ev])
+        self._finish(GameOutcome(rank_by_totals(self.game, self.variant.lower_is_better), reason))
         return [ev]
 
     def _apply(self, seat: int, action: Action, timed_out: bool) -> list[Event]:
@@ -182,8 +191,7 @@ class Match:
         assert self.state is not None
         events = self.variant.apply(self.state, seat, action)
         self._record({"type": "action", "seat": seat, "action": action_to_json(action), "timed_out": timed_out})
-        for e in events:
-            self._record({"type": "event", **event_to_json(e)})
+        self._record_events(events)
         self.log.extend(events)
         events += self._after_move()
         return events
@@ -212,14 +220,17 @@ class Match:
         reveal = [Event("HAND_REVEALED", s, tuple(self.state.hands[s]), text=f"seat {s} held") for s in range(g.seats)]
         events = [*reveal, ev]
         self.log.extend(events)
+        self._record_events(events)
         self._record({"type": "hand_score", "hand": g.hands_played, "points": list(score.points), "winner": score.winner,
                       "reason": score.reason, "details": list(score.details), "totals": list(g.totals)})
         outcome = self.variant.game_outcome(self.rules, g, self.config.max_hands)
         if outcome is None and g.hands_played >= self.config.max_hands:
             outcome = GameOutcome(rank_by_totals(g, self.variant.lower_is_better), f"hand cap ({self.config.max_hands} hands)")
         if outcome is not None:
-            self._finish(outcome)
-            events.append(Event("MATCH_ENDED", text=self.outcome.reason if self.outcome else ""))
+            ended = Event("MATCH_ENDED", text=outcome.reason)
+            self._record_events([ended])
+            self._finish(outcome)  # the result is the record's last line
+            events.append(ended)
             return events
         self.dealer = (self.dealer + 1) % g.seats
         while g.eliminated[self.dealer]:
@@ -241,11 +252,16 @@ class Match:
         events = [ev, *self.state.opening_events]
         self.state.opening_events = []
         self.log.extend(events)
-        for e in events[1:]:
-            self._record({"type": "event", **event_to_json(e)})
+        self._record_events(events)
         if self.variant.decision(self.state) is None:  # a hand can end at once (an empty stock, a forced end)
             events += self._end_hand()
         return events
+
+    def _record_events(self, events: Iterable[Event]) -> None:
+        """Every event goes into the record with its audience (``to``, ``not_to``): what each seat and each
+        watcher was sent can be checked against it (``referee replay --verify``)."""
+        for e in events:
+            self._record({"type": "event", **event_to_json(e)})
 
     def _finish(self, outcome: GameOutcome) -> None:
         ranking = [tuple(s for s in group) for group in outcome.ranking]
@@ -275,6 +291,34 @@ class Match:
         return default_teams(self.variant.team_play, n)
 
 
+
+
+# The rules core every variant runs on: a change to any of these files may change how a record plays out.
+_CORE_SOURCES = ("cards.py", "melds.py", "variants/base.py", "match.py")
+
+
+@cache
+def _source_digest(module: str) -> bytes:
+    """A digest of the rules source a variant runs on: its own module and the shared rules core."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in (root / name for name in _CORE_SOURCES):
+        h.update(path.name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n"))
+    variant_file = getattr(sys.modules.get(module), "__file__", None)
+    if variant_file:
+        h.update(b"variant\0" + Path(variant_file).read_bytes().replace(b"\r\n", b"\n"))
+    return h.digest()
+
+
+def rules_hash(variant: Variant, options: Mapping[str, str]) -> str:
+    """``sha256:...`` over the rules a match is played by: the variant's rules source (its module and the rules
+    core) and its options normalised (every option, defaults filled in, as the variant reads them). Two records
+    with the same hash were made by the same rules; a replay under another hash may not reproduce."""
+    given = {str(k).strip().lower(): str(val).strip().lower() for k, val in options.items()}
+    normal = {o.name: given.pop(o.name, o.default) for o in variant.options} | given
+    h = hashlib.sha256(_source_digest(type(variant).__module__))
+    h.update(variant.name.encode() + b"\0" + repr(sorted(normal.items())).encode())
+    return "sha256:" + h.hexdigest()
 
 
 def _config_json(c: MatchConfig) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Append-only match records (JSON lines): options, seed and deck order, every action and event, the result.
 
-Each line is flushed as it is written, so a referee crash loses at most the move in flight.
+Lines are buffered and flushed once per move (``flush``, called by the session after each move's events), not
+once per line: a referee crash loses at most the move in flight, and a move costs one write, not one per line.
 """
 
 from __future__ import annotations
@@ -9,7 +10,16 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["RecordWriter", "read_record"]
+__all__ = ["RecordWriter", "UnreadableRecord", "read_record", "read_numbered"]
+
+
+class UnreadableRecord(ValueError):
+    """A record that cannot be read as one: ``line`` is the first bad line (1-based, 0 for the whole file)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.message = message
 
 
 class RecordWriter:
@@ -35,8 +45,12 @@ class RecordWriter:
             return
         line = json.dumps(entry, separators=(",", ":")) + "\n"
         self._file.write(line)
-        self._file.flush()
         self.size += len(line)
+
+    def flush(self) -> None:
+        """Hand the lines written so far to the operating system (after each move)."""
+        if self._file is not None:
+            self._file.flush()
 
     def close(self) -> None:
         if self._file is not None:
@@ -44,7 +58,45 @@ class RecordWriter:
             self._file = None
 
 
+def read_numbered(path: Path | str) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The entries of a record file with their line numbers, and the number of a last line cut off (0: none).
+
+    A last line with no newline that is not JSON is a record cut short (a crash, a copy stopped half way): it
+    is dropped and its number returned, so a reader can say "incomplete" rather than "unreadable".
+
+    :raises UnreadableRecord: the file cannot be opened or decoded, or a line is not a JSON object with a type.
+    """
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise UnreadableRecord(0, f"cannot open {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        line = _line_of(exc.object[:exc.start])
+        raise UnreadableRecord(line, "is not UTF-8 text") from exc
+    lines = text.split("\n")
+    out: list[tuple[int, dict[str, Any]]] = []
+    cut = 0
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):  # the last line, with no newline after it: cut short
+                cut = number
+                break
+            raise UnreadableRecord(number, f"is not JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+            raise UnreadableRecord(number, "is not a record entry (a JSON object with a \"type\")")
+        out.append((number, entry))
+    return out, cut
+
+
+def _line_of(prefix: bytes) -> int:
+    """The 1-based line number of the byte that follows ``prefix``."""
+    return prefix.count(b"\n") + 1
+
+
 def read_record(path: Path | str) -> list[dict[str, Any]]:
-    """The entries of a record file, in order."""
-    with Path(path).open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The entries of a record file, in order. :raises UnreadableRecord: naming the first bad line."""
+    return [entry for _, entry in read_numbered(path)[0]]

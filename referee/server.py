@@ -10,7 +10,9 @@ import asyncio
 import hmac
 import secrets
 import threading
-from collections.abc import AsyncIterator
+import time
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -29,11 +31,12 @@ from referee.variants import all_variants, find
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-__all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION"]
+__all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION", "server_credentials"]
 
 VERSION = "0.1.0"
 JOIN_TIMEOUT_S = 10.0
 REASON_KEY = "rummy-reason"  # trailing metadata carrying the stable reason code
+SEAT_HANDOVER_S = 1.0  # how long a second join on a live seat waits for the first stream to close
 
 # One table maps the referee's exceptions to gRPC status codes.
 STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
@@ -56,8 +59,10 @@ async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> N
 class RefereeService(pb_grpc.RefereeServicer):
     def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, keep_finished: int = 10_000,
-                 limits: ServerLimits = DEFAULT_LIMITS) -> None:
+                 limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None) -> None:
         self.records_dir = records_dir
+        self._admin_token = admin_token.encode() if admin_token else None  # None: admin calls are open
+        self.streams: Counter[str] = Counter()  # client address -> long-lived calls open
         self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
@@ -68,6 +73,35 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
         self.tasks: set[asyncio.Task[None]] = set()
         self.log = get_logger(component="server")
+
+    async def _require_admin(self, context: grpc.aio.ServicerContext) -> None:
+        """Admin calls (CreateMatch, AbortMatch) need ``authorization: Bearer TOKEN`` when the server has a token."""
+        if self._admin_token is None:
+            return
+        given = next((v for k, v in context.invocation_metadata() or () if k == "authorization"), None)
+        if given is None:
+            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_MISSING",
+                         "this call needs the admin token as metadata 'authorization: Bearer TOKEN'")
+        text = given if isinstance(given, str) else bytes(given or b"").decode("utf-8", "replace")
+        scheme, _, token = text.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), self._admin_token):
+            await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "ADMIN_TOKEN_WRONG",
+                         "the admin token given is not this server's")
+
+    async def _open_stream(self, context: grpc.aio.ServicerContext) -> str:
+        """Count a long-lived call against its client address. :returns: the address, for ``_close_stream``."""
+        client = _client(context)
+        if self.streams[client] >= self.limits.max_client_streams:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_CLIENT_STREAMS",
+                         f"this client has {self.limits.max_client_streams} long-lived calls open (Play, Watch, GetResult "
+                         "with wait), the most one client may have; close one")
+        self.streams[client] += 1
+        return client
+
+    def _close_stream(self, client: str) -> None:
+        self.streams[client] -= 1
+        if self.streams[client] <= 0:
+            del self.streams[client]
 
     def track(self, session: MatchSession) -> None:
         task = asyncio.get_running_loop().create_task(session.run())
@@ -86,6 +120,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             for v in all_variants()])
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
+        await self._require_admin(context)
         try:
             session = self._create(request, _client(context))
         except RefereeError as exc:
@@ -187,14 +222,19 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
         session = await self._session(request.match_id, context)
-        if request.wait:
-            await session.done.wait()
+        if request.wait and not session.done.is_set():
+            client = await self._open_stream(context)
+            try:
+                await session.done.wait()
+            finally:
+                self._close_stream(client)
         if session.result is not None:
             return session.result
         return pb.MatchResult(match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
                               totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats])
 
     async def AbortMatch(self, request: pb.AbortMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+        await self._require_admin(context)
         session = await self._session(request.match_id, context)
         session.abort(request.reason[:200] or "aborted by request")
         await session.done.wait()
@@ -219,6 +259,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         session = await self._session(request.match_id, context)
         if session.done.is_set():
             return
+        client = await self._open_stream(context)
         queue: asyncio.Queue[pb.MatchEvent | None] = asyncio.Queue()
         session.watchers.append(queue)
         try:
@@ -226,9 +267,21 @@ class RefereeService(pb_grpc.RefereeServicer):
                 yield event
         finally:
             session.watchers.remove(queue)
+            self._close_stream(client)
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
                    ) -> AsyncIterator[pb.RefereeMessage]:
+        client = await self._open_stream(context)
+        stream = self._play(request_iterator, context)
+        try:
+            async for msg in stream:
+                yield msg
+        finally:
+            await stream.aclose()  # at once: a seat is free to rejoin as soon as its stream is gone
+            self._close_stream(client)
+
+    async def _play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
+                    ) -> AsyncGenerator[pb.RefereeMessage, None]:
         try:
             first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT_S)
         except (TimeoutError, StopAsyncIteration):
@@ -250,9 +303,18 @@ class RefereeService(pb_grpc.RefereeServicer):
             session = await self._session(join.seat.match_id, context)
             seat = next((i for i, s in enumerate(session.seats)
                          if s.token and hmac.compare_digest(s.token, join.seat.token)), None)
-            if seat is None:
+            if seat is None:  # a wrong token and another match's token alike: the referee never says which
                 await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "BAD_SEAT_TOKEN",
                              "that token is not a seat of this match: a token plays only its own seat")
+                return
+            if session.done.is_set():
+                await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER",
+                             "that match is over; GetResult has its result")
+                return
+            if not await _seat_free(session, seat, SEAT_HANDOVER_S):
+                await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "SEAT_TAKEN",
+                             "that seat is held by another live stream: one stream per seat token; join again once "
+                             "it has closed (within the grace period)")
                 return
             conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
             session.attach(seat, conn)
@@ -311,6 +373,25 @@ class RefereeService(pb_grpc.RefereeServicer):
             conn.close()
 
 
+async def _seat_free(session: MatchSession, seat: int, wait_s: float) -> bool:
+    """The seat has no live stream, or its stream closes within ``wait_s`` (a bot reconnecting at once)."""
+    ends = time.monotonic() + wait_s
+    while (conn := session.seats[seat].conn) is not None and not conn.closed:
+        if time.monotonic() >= ends:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+def server_credentials(cert_file: str | Path, key_file: str | Path, client_ca_file: str | Path | None = None,
+                       ) -> grpc.ServerCredentials:
+    """TLS for ``create_server`` from PEM files; with ``client_ca_file``, mutual TLS: every client must present a
+    certificate signed by that CA."""
+    ca = Path(client_ca_file).read_bytes() if client_ca_file else None
+    return grpc.ssl_server_credentials([(Path(key_file).read_bytes(), Path(cert_file).read_bytes())],
+                                       root_certificates=ca, require_client_auth=ca is not None)
+
+
 def _client(context: grpc.aio.ServicerContext) -> str:
     """The client's address without its port (``ipv4:127.0.0.1``): the unit of per-client limits."""
     peer = context.peer() or ""
@@ -319,10 +400,12 @@ def _client(context: grpc.aio.ServicerContext) -> str:
 
 async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
                         default_time: TimeControl = DEFAULT_TIME, limits: ServerLimits = DEFAULT_LIMITS,
+                        admin_token: str | None = None, credentials: grpc.ServerCredentials | None = None,
                         ) -> tuple[grpc.aio.Server, int, RefereeService]:
-    """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service."""
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)])
-    service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits)
+    """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service.
+    ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only."""
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", limits.max_message_bytes)])
+    service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
     pb_grpc.add_RefereeServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -331,7 +414,7 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
-    port = server.add_insecure_port(address)
+    port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)
     await server.start()
     return server, port, service
 
@@ -341,8 +424,11 @@ class EmbeddedReferee:
 
     def __init__(self, records_dir: str | Path | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1",
-                 limits: ServerLimits = DEFAULT_LIMITS) -> None:
+                 limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
+                 credentials: grpc.ServerCredentials | None = None) -> None:
         self.records_dir = str(records_dir) if records_dir else None
+        self.admin_token = admin_token
+        self.credentials = credentials
         self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
@@ -363,7 +449,8 @@ class EmbeddedReferee:
 
             async def boot() -> None:
                 self._server, port, self.service = await create_server(
-                    f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits)
+                    f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits,
+                    self.admin_token, self.credentials)
                 self.address = f"{self.host}:{port}"
                 ready.set()
 

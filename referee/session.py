@@ -107,6 +107,7 @@ class MatchSession:
             self.writer = RecordWriter(records_dir, match_id, {"seat_names": seat_names}, max_bytes=limits.max_record_bytes)
             for entry in self._early:
                 self.writer.write(entry)
+            self.writer.flush()
         self._early = []
         self.seats = [
             _Seat(secrets.token_urlsafe(18) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
@@ -209,10 +210,13 @@ class MatchSession:
             self._finish(pb.MATCH_STATUS_FINISHED)
         except asyncio.CancelledError:
             if not self.done.is_set():
+                self._record({"type": "aborted", "reason": "referee shutting down"})
                 self._finish(pb.MATCH_STATUS_ABORTED, reason="aborted: referee shutting down")
             raise
         except Exception:  # the match must end with a result even if the code has a bug
             self.log.exception("match_crashed")
+            if not self.done.is_set():
+                self._record({"type": "aborted", "reason": "referee error"})
             self._finish(pb.MATCH_STATUS_ABORTED, reason="referee error")
 
     async def _wait_for_seats(self) -> None:
@@ -346,6 +350,8 @@ class MatchSession:
                 for s in self.seats:
                     if s.conn is not None:
                         s.conn.send(pb.RefereeMessage(hand_result=hr))
+        if self.writer is not None:
+            self.writer.flush()  # once per move, not per line: the record's writes stay off the hot path
 
     def _finish(self, status: int, reason: str = "") -> None:
         if self.done.is_set():

@@ -91,13 +91,15 @@ def test_bad_answers_are_refused_back_to_the_bot_with_reasons_and_lines_match_th
     with EmbeddedReferee(records_dir=tmp_path / "records") as ref, grpc.insecure_channel(ref.address) as ch:
         stub = pb_grpc.RefereeStub(ch)
         created = stub.CreateMatch(pb.CreateMatchRequest(
-            variant="indian", seed="bridge", max_hands=1, seats=[pb.SeatSpec(name="bridged"), pb.SeatSpec(name="py")],
+            # the bridged bot sits left of the dealer (seat 0), so it moves first: a random bot that drops at once
+            # cannot end the deal before the bridged bot is asked anything
+            variant="indian", seed="bridge", max_hands=1, seats=[pb.SeatSpec(name="py"), pb.SeatSpec(name="bridged")],
             time_control=pb.TimeControl(per_move_ms=5000)))
         bridged = subprocess.Popen([PY, "-m", "rummybot.stdio", "--", PY, str(script), str(lines_file),
                                     "--referee", ref.address, "--match", created.match_id, "--token",
-                                    created.seat_tokens[0]], stderr=subprocess.PIPE, text=True)
+                                    created.seat_tokens[1]], stderr=subprocess.PIPE, text=True)
         other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match",
-                                  created.match_id, "--token", created.seat_tokens[1]])
+                                  created.match_id, "--token", created.seat_tokens[0]])
         try:
             final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
             _, stderr = bridged.communicate(timeout=30)
@@ -120,7 +122,7 @@ def test_bad_answers_are_refused_back_to_the_bot_with_reasons_and_lines_match_th
     assert "3 of" in stderr and "answers refused" in stderr
     # the first action recorded for the bridged seat is the bot's own legal_index 0, not a substitute
     record = read_record(final.record_path)
-    first = next(e for e in record if e["type"] == "action" and e["seat"] == 0)
+    first = next(e for e in record if e["type"] == "action" and e["seat"] == 1)
     assert first["timed_out"] is False
     decision = next(x["decision"] for x in lines if x["type"] == "decision")
     assert first["action"]["kind"] in json.dumps(decision["legal_actions"][0])

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import signal
 import sys
 import time
 import zlib
@@ -140,18 +141,34 @@ async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], 
     )
 
 
+def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    """Signal the bot's whole process group (it leads its own session): a shell or bridge's children would
+    otherwise outlive it, holding its output pipe open."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close the process's transport now, while the loop runs: left to the garbage collector, it would close
+    after the loop has (``Event loop is closed`` from ``BaseSubprocessTransport.__del__``)."""
+    transport = getattr(proc, "_transport", None)  # asyncio.subprocess.Process has no public close
+    if transport is not None:
+        transport.close()
+
+
 async def _terminate(proc: asyncio.subprocess.Process, grace: float) -> int | None:
-    """SIGTERM, then SIGKILL after ``grace`` seconds. Returns the exit code."""
-    if proc.returncode is not None:
-        return proc.returncode
-    with contextlib.suppress(ProcessLookupError):
-        proc.terminate()
-    try:
-        return await asyncio.wait_for(proc.wait(), grace)
-    except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        return await proc.wait()
+    """SIGTERM to the bot's process group, then SIGKILL after ``grace`` seconds; its pipes closed. Returns the
+    exit code."""
+    if proc.returncode is None:
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+        except TimeoutError:
+            pass
+    _signal_group(proc, signal.SIGKILL)  # whatever of the group is left, even once the leader has exited
+    code = await proc.wait()
+    _close_pipes(proc)
+    return code
 
 
 class BotProcess:
@@ -204,8 +221,16 @@ class BotProcess:
                 code: int | None = None
             else:
                 self._event("bot_started", pid=self.proc.pid, start=self.starts)
-                await asyncio.gather(_pump(self.proc.stdout, self.log), self.proc.wait())
-                code = self.proc.returncode
+                pump = asyncio.ensure_future(_pump(self.proc.stdout, self.log))
+                try:
+                    code = await self.proc.wait()
+                    # what it left behind (a shell's children) goes with it, or it would hold the pipe open
+                    _signal_group(self.proc, signal.SIGKILL)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(pump), 1.0)
+                finally:
+                    pump.cancel()
+                    _close_pipes(self.proc)
                 if self._stopping:
                     break
                 self.log.note(f"exited with code {code}")
@@ -308,10 +333,9 @@ class OneShot:
         async def one(p: asyncio.subprocess.Process | None) -> None:
             if p is None:
                 return
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(p.wait(), grace)
-            except TimeoutError:
-                await _terminate(p, 1.0)
+            await _terminate(p, 1.0)  # what is left of its group, and its pipes
 
         await asyncio.gather(*(one(p) for p in procs))
 

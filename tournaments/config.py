@@ -1,14 +1,17 @@
 """Tournament configuration: a TOML file read with ``tomllib`` and checked whole before anything starts.
 
 Every mistake raises :class:`ConfigError` naming the key (``tournament.seats``, ``bots[2].command``) and what
-is wrong with it. Relative paths (``output``, ``pool``, a bot's ``cwd``) are relative to the config file.
+is wrong with it. Every relative path is relative to the config file's folder, wherever the runner is started:
+``output``, ``pool``, a bot's ``cwd``, and (since a bot runs in its ``cwd``, which defaults to that folder) the
+paths in a bot's ``command``.
 
     [tournament]
     variant = "indian"
     options = { format = "points" }
     seats = 2
     games_per_pairing = 20          # deal seeds per pairing; each deal is played once per seat rotation
-    schedule = "round-robin"        # or "gauntlet" (candidates vs the rest), "ladder" (new bots vs a rated pool)
+    schedule = "round-robin"        # or "gauntlet" (candidates vs the rest), "ladder" (new bots vs a rated pool),
+                                    # "sprt" (two bots, until [tournament.sprt] decides or games_per_pairing deals)
     concurrency = 4                 # matches at once; default: os.cpu_count()
     seed = "spring"
     output = "results/spring"
@@ -35,6 +38,7 @@ __all__ = [
     "BotSpec",
     "TimeControl",
     "RatingOptions",
+    "SprtOptions",
     "TournamentConfig",
     "VariantFacts",
     "SCHEDULES",
@@ -43,7 +47,7 @@ __all__ = [
     "registry_facts",
 ]
 
-SCHEDULES = ("round-robin", "gauntlet", "ladder")
+SCHEDULES = ("round-robin", "gauntlet", "ladder", "sprt")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -86,6 +90,18 @@ class RatingOptions:
 
 
 @dataclass(frozen=True)
+class SprtOptions:
+    """An SPRT between ``candidate`` and ``baseline``: H0 says the candidate is ``elo0`` better, H1 ``elo1``."""
+
+    candidate: str
+    baseline: str
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
+@dataclass(frozen=True)
 class VariantFacts:
     """What the harness must know of a variant to schedule it."""
 
@@ -106,7 +122,7 @@ class TournamentConfig:
     schedule: str = "round-robin"
     options: Mapping[str, str] = field(default_factory=dict)
     candidates: tuple[str, ...] = ()
-    pool: Path | None = None  # ladder: the results database of a previous tournament
+    pool: Path | None = None  # ladder: the results database of a previous tournament; None: a continuing ladder
     games: int | None = None  # ladder: games each new bot plays against the pool
     time_control: TimeControl = TimeControl()
     concurrency: int = 1
@@ -118,6 +134,7 @@ class TournamentConfig:
     process_per_match: bool = False  # start each bot afresh for every seat (--match ID --token T) instead
     match_timeout_s: float = 3600.0  # a match still unfinished after this is abandoned (and replayed next run)
     ratings: RatingOptions = RatingOptions()
+    sprt: SprtOptions | None = None  # schedule "sprt": the test; games_per_pairing caps its deals
     source: Path | None = None  # the file it was read from
 
     def bot(self, name: str) -> BotSpec:
@@ -203,7 +220,7 @@ def parse_config(
         (
             "variant", "options", "seats", "games_per_pairing", "schedule", "candidates", "pool", "games",
             "time_control", "concurrency", "seed", "output", "max_turns_per_hand", "max_hands", "forfeit_after",
-            "match_timeout_s", "process_per_match",
+            "match_timeout_s", "process_per_match", "sprt",
         ),
     )
 
@@ -235,6 +252,9 @@ def parse_config(
         raise ConfigError("tournament.schedule", f"{schedule!r} is not one of {', '.join(SCHEDULES)}")
 
     candidates = _names(t, "tournament.candidates", "candidates", names)
+    if "sprt" in t and schedule != "sprt":
+        raise ConfigError("tournament.sprt", f"only an SPRT schedule has SPRT settings; this is a {schedule}")
+    sprt: SprtOptions | None = None
     pool: Path | None = None
     games: int | None = None
     table_bots = 2 if facts.team_play else seats
@@ -249,12 +269,18 @@ def parse_config(
         rest = len(names) - len(candidates)
         if rest < table_bots - 1:
             raise ConfigError("tournament.candidates", f"a gauntlet with {table_bots}-bot tables needs at least {table_bots - 1} bots that are not candidates, not {rest}")
+    elif schedule == "sprt":
+        sprt = _sprt(t.get("sprt", {}), names, candidates)
+        if table_bots != 2:
+            raise ConfigError("tournament.seats", f"an SPRT compares two bots at 2-bot tables: seats = 2 or a partnership variant, not {seats}")
     else:  # ladder
-        pool_s = _string(t, "tournament.pool", "pool", required=True)
-        assert pool_s is not None
-        pool = _path(pool_s, base)
-        if not pool.is_file():
-            raise ConfigError("tournament.pool", f"no results database at {pool} (a ladder rates new bots against a previous tournament's pool)")
+        pool_s = _string(t, "tournament.pool", "pool")  # none: a continuing ladder, its pool in its own output
+        if pool_s is not None:
+            pool = _path(pool_s, base)
+            if not pool.is_file():
+                raise ConfigError("tournament.pool", f"no results database at {pool} (a ladder rates new bots against a previous tournament's pool)")
+        elif candidates:
+            raise ConfigError("tournament.candidates", "a continuing ladder (no pool) has no candidates: add bots with `tournament ladder add`")
         games = _int(t, "tournament.games", "games", required=True, minimum=1)
 
     tc = t.get("time_control", {})
@@ -299,6 +325,7 @@ def parse_config(
         process_per_match=_bool(t, "tournament.process_per_match", "process_per_match", default=False),
         match_timeout_s=float(timeout),
         ratings=ratings,
+        sprt=sprt,
         source=source,
     )
 
@@ -327,7 +354,7 @@ def _bots(value: Any, base: Path) -> tuple[BotSpec, ...]:
             raise ConfigError(f"{where}.command", f"must be a list of strings, e.g. {cmd.split()!r}, not one string")
         if not isinstance(cmd, list) or not cmd or not all(isinstance(c, str) and c for c in cmd):
             raise ConfigError(f"{where}.command", f"must be a non-empty list of non-empty strings, not {_show(cmd)}")
-        cwd: Path | None = None
+        cwd = base  # relative paths in the command then resolve against the config's folder, as every other path
         if "cwd" in b:
             cwd_s = _string(b, f"{where}.cwd", "cwd")
             assert cwd_s is not None
@@ -361,6 +388,31 @@ def _ratings(value: Any, names: tuple[str, ...]) -> RatingOptions:
             raise ConfigError(f"ratings.{key}", f"must be a number, not {_show(v)}")
         nums[key] = float(v)
     return RatingOptions(anchor, nums["anchor_rating"], nums["average"])
+
+
+def _sprt(value: Any, names: tuple[str, ...], candidates: tuple[str, ...]) -> SprtOptions:
+    if not isinstance(value, Mapping):
+        raise ConfigError("tournament.sprt", "must be a table: { elo0 = 0, elo1 = 10, alpha = 0.05, beta = 0.05 }")
+    _no_unknown(value, "tournament.sprt.", ("elo0", "elo1", "alpha", "beta"))
+    if len(names) != 2:
+        raise ConfigError("bots", f"an SPRT compares exactly 2 bots, not {len(names)}")
+    if len(candidates) > 1:
+        raise ConfigError("tournament.candidates", "an SPRT has one candidate (the other bot is its baseline)")
+    candidate = candidates[0] if candidates else names[0]
+    baseline = next(n for n in names if n != candidate)
+    nums: dict[str, float] = {}
+    for key, default in (("elo0", 0.0), ("elo1", 10.0), ("alpha", 0.05), ("beta", 0.05)):
+        v = value.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ConfigError(f"tournament.sprt.{key}", f"must be a number, not {_show(v)}")
+        nums[key] = float(v)
+    from tournaments.sprt import SprtParameters
+
+    try:
+        SprtParameters(nums["elo0"], nums["elo1"], nums["alpha"], nums["beta"])
+    except ValueError as exc:
+        raise ConfigError("tournament.sprt", str(exc)) from exc
+    return SprtOptions(candidate, baseline, **nums)
 
 
 def _options(value: Any) -> dict[str, str]:

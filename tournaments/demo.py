@@ -99,13 +99,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         g, r = rt.bot("greedy"), rt.bot("random")
     except KeyError:
+        _print_report_path(out)
         return 1
     apart = g.elo - g.error > r.elo + r.error
     console.print(
         f"greedy {g.elo:.0f} ± {g.error:.0f} vs random {r.elo:.0f} ± {r.error:.0f}: "
         + ("[green]greedy ranks above random, error bars do not overlap[/]" if apart else ("[yellow]error bars overlap: give it more time (--budget)[/]" if stats.budget_reached else "[yellow]error bars overlap: play more deals (--deals)[/]"))
     )
+    _print_report_path(out)
     return 0 if stats.missing == 0 or stats.budget_reached else 1
+
+
+def _print_report_path(out: Path) -> None:
+    """The demo's last line: where its HTML report is (plain print: a wrapped path could not be copied)."""
+    from tournaments.cli import write_html
+
+    print(f"tournament report: {write_html(out)[0]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["BotTrouble", "bot_troubles", "describe"]
+__all__ = ["BotTrouble", "SilentBot", "bot_troubles", "silent_bots", "describe"]
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,16 @@ def _last_words(log_path: Path) -> str:
     return said[-1][:200] if said else ""
 
 
-def bot_troubles(output: Path) -> list[BotTrouble]:
-    """Troubled bot processes of the most recent run in ``output`` (deaths and failed starts)."""
+@dataclass(frozen=True)
+class SilentBot:
+    """A bot alive all along that forfeited every game it played: it never joined, or never answered in time."""
+
+    bot: str
+    games: int
+    log_path: Path
+
+
+def _last_run_events(output: Path) -> list[dict[str, Any]]:
     log = output / "tournament.log"
     if not log.is_file():
         return []
@@ -42,9 +51,29 @@ def bot_troubles(output: Path) -> list[BotTrouble]:
         except ValueError:
             continue
     last_run = max((i for i, e in enumerate(events) if e.get("event") == "run_started"), default=0)
+    return events[last_run:]
+
+
+def silent_bots(output: Path) -> list[SilentBot]:
+    """Bots that forfeited each of their seats in every game of the most recent run (at least one game)."""
+    games: dict[str, int] = {}
+    lost: dict[str, int] = {}
+    for e in _last_run_events(output):
+        if e.get("event") != "game_finished":
+            continue
+        seats, forfeited = list(e.get("seats", [])), set(e.get("forfeited", []))
+        for bot in set(seats):
+            games[bot] = games.get(bot, 0) + 1
+            if all(i in forfeited for i, b in enumerate(seats) if b == bot):
+                lost[bot] = lost.get(bot, 0) + 1
+    return [SilentBot(b, n, output / "bots" / f"{b}-0.log") for b, n in sorted(games.items()) if lost.get(b) == n]
+
+
+def bot_troubles(output: Path) -> list[BotTrouble]:
+    """Troubled bot processes of the most recent run in ``output`` (deaths and failed starts)."""
     tally: dict[tuple[str, int], list[int | None]] = {}
     failed: dict[tuple[str, int], int] = {}
-    for e in events[last_run:]:
+    for e in _last_run_events(output):
         key = (str(e.get("bot")), int(e.get("process", 0)))
         if e.get("event") == "bot_died":
             tally.setdefault(key, []).append(e.get("code"))
@@ -59,8 +88,11 @@ def bot_troubles(output: Path) -> list[BotTrouble]:
     return out
 
 
-def describe(t: BotTrouble) -> str:
+def describe(t: BotTrouble | SilentBot) -> str:
     """One line for the terminal: what happened, the bot's last words, its log."""
+    if isinstance(t, SilentBot):
+        return (f"bot {t.bot!r} forfeited all {t.games} of its games: it never joined or never answered in time"
+                f" (check its command, --referee/--bot-token handling and speed); log: {t.log_path}")
     what = []
     if t.failed_starts:
         what.append(f"could not start {t.failed_starts} time{'s' * (t.failed_starts > 1)}")

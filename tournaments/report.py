@@ -75,6 +75,7 @@ class LiveProgress:
             transient=False,
         )
         self.task = self.bar.add_task(title, total=None, note="")
+        self.status = ""  # a line the run keeps current (an SPRT's LLR)
 
     def __enter__(self) -> LiveProgress:
         self.bar.start()
@@ -94,7 +95,15 @@ class LiveProgress:
             self.played += 1
             self.forfeits += len(outcome.forfeited)
             self.bar.advance(self.task)
-        notes = []
+        self._show()
+
+    def note(self, status: str) -> None:
+        """Show ``status`` beside the bar until the next note."""
+        self.status = status
+        self._show()
+
+    def _show(self) -> None:
+        notes = [self.status] if self.status else []
         if self.forfeits:
             notes.append(f"{self.forfeits} forfeited seats")
         if self.failed:

@@ -29,6 +29,7 @@ from typing import Any, Protocol, TextIO
 
 import structlog
 
+from tournaments.abtest import SprtTracker
 from tournaments.config import ConfigError, TimeControl, TournamentConfig
 from tournaments.schedule import Game, gauntlet, ladder, round_robin
 from tournaments.store import DB_NAME, Store
@@ -126,6 +127,12 @@ def plan(config: TournamentConfig) -> Plan:
     try:
         if c.schedule == "round-robin":
             return Plan(round_robin(c.bot_names, c.seats, c.games_per_pairing, c.seed, c.team_play))
+        if c.schedule == "sprt":  # the full cap of deals; the run stops early once the test decides
+            return Plan(round_robin(c.bot_names, c.seats, c.games_per_pairing, c.seed, c.team_play))
+        if c.schedule == "ladder" and c.pool is None:
+            from tournaments import ladder as continuing
+
+            return Plan(continuing.games(c))
         if c.schedule == "gauntlet":
             others = [b for b in c.bot_names if b not in c.candidates]
             return Plan(gauntlet(c.candidates, others, c.seats, c.games_per_pairing, c.seed, c.team_play))
@@ -183,6 +190,7 @@ class RunStats:
     budget_reached: bool = False  # the time budget ran out: no new deal was begun
     stop_reason: str = ""
     elapsed_s: float = 0.0
+    sprt: SprtTracker | None = None  # schedule "sprt": the test as it stands after this run
 
     @property
     def missing(self) -> int:
@@ -219,11 +227,13 @@ async def play_games(
     log: Any = None,
     retries: int = 1,
     max_consecutive_failures: int = 20,
+    on_result: Callable[[Game, MatchOutcome], bool] | None = None,
 ) -> RunStats:
     """Play ``games`` with at most ``concurrency`` at once, committing each result as it comes. Returns when
     all are done, ``stop`` is set (in-flight matches are cancelled, not recorded), ``drain`` is set and the
     deals already begun are complete (so every bot has played every seat of them), or too many matches in a
-    row failed (the referee is probably gone)."""
+    row failed (the referee is probably gone). ``on_result`` sees each recorded game; when it returns True the
+    run drains (an SPRT that has decided)."""
     stats = RunStats()
     stop = stop or asyncio.Event()
     drain = drain or asyncio.Event()
@@ -294,6 +304,8 @@ async def play_games(
                 )
             if progress is not None:
                 progress.finished(game, out, None)
+            if on_result is not None and on_result(game, out):
+                drain.set()
 
     workers = [asyncio.create_task(worker(), name=f"worker-{i}") for i in range(max(1, min(concurrency, len(games))))]
     stopper = asyncio.create_task(stop.wait())
@@ -412,6 +424,28 @@ class PerMatchProcesses:
         return _outcome(result)
 
 
+def _admin_interceptors() -> list[Any]:
+    """For a referee run with ``--admin-token-file``: its token from RUMMY_ADMIN_TOKEN (or the file named by
+    RUMMY_ADMIN_TOKEN_FILE), sent as ``authorization: Bearer TOKEN`` on every call the runner makes."""
+    import os
+    from pathlib import Path
+
+    import grpc
+
+    token = os.environ.get("RUMMY_ADMIN_TOKEN", "").strip()
+    if not token and os.environ.get("RUMMY_ADMIN_TOKEN_FILE"):
+        token = Path(os.environ["RUMMY_ADMIN_TOKEN_FILE"]).read_text(encoding="utf-8").strip()
+    if not token:
+        return []
+
+    class Bearer(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]  # grpc is untyped
+        async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+            metadata = grpc.aio.Metadata(*(details.metadata or ()), ("authorization", f"Bearer {token}"))
+            return await continuation(details._replace(metadata=metadata), request)
+
+    return [Bearer()]
+
+
 def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None) -> Backend:
     """The real thing: bot processes (persistent, or per match) and a gRPC channel to the referee at
     ``address``."""
@@ -424,7 +458,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
         from tournaments.botproc import BotPool, OneShot
 
         log_dir = config.output / "bots"
-        channel = grpc.aio.insecure_channel(address)
+        channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors())
         try:
             try:
                 await asyncio.wait_for(channel.channel_ready(), 15)
@@ -481,17 +515,27 @@ def run_tournament(
     progress: Progress | None = None,
     handle_signals: bool = True,
     time_budget_s: float | None = None,
+    label: str = "run",
 ) -> RunStats:
     """Play every missing game of ``config``'s schedule. Starts an embedded referee unless ``referee``
     (HOST:PORT) is given or a ``backend`` replaces the gRPC one. With ``time_budget_s``, no new deal is begun
-    once that much time has passed (the rest is left for a rerun). :raises ConfigError: before anything starts."""
+    once that much time has passed (the rest is left for a rerun). A run that played games keeps the ratings
+    it ends with as a rating run called ``label``. :raises ConfigError: before anything starts."""
+    from tournaments import ladder as continuing
+
+    if continuing.is_continuing(config):
+        config = continuing.with_entries(config)
     p = plan(config)
     out = config.output
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:
         log = make_logger(cleanup.enter_context((out / "tournament.log").open("a", encoding="utf-8", buffering=1)))
         store = cleanup.enter_context(Store(out / DB_NAME))
-        return _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s)
+        stats = _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s)
+        if stats.played:
+            r = config.ratings
+            continuing.keep_ratings(store, label, r.anchor, r.anchor_rating, r.average)
+        return stats
 
 
 def _run(
@@ -510,6 +554,21 @@ def _run(
     todo = [g for g in p.games if g.key not in done]
     conc = concurrency or config.concurrency
     stats = RunStats(scheduled=len(p.games), already_done=len(p.games) - len(todo))
+    on_result = None
+    if config.sprt is not None:
+        tracker = _sprt_tracker(config, p, store)
+        stats.sprt = tracker
+        if tracker.decided:
+            todo = []
+            stats.scheduled = stats.already_done
+        else:
+            def on_result(game: Game, outcome: MatchOutcome) -> bool:
+                decided = tracker.add(game.deal, game.rotation, game.seats, outcome.ranking)
+                log.info("sprt", llr=round(tracker.state.llr, 4), units=tracker.state.units, status=tracker.state.status)
+                note = getattr(progress, "note", None)
+                if note is not None:
+                    note(f"LLR {tracker.state.llr:+.2f} ({tracker.state.params.lower_bound:+.2f}, {tracker.state.params.upper_bound:+.2f})")
+                return decided
     log.info("run_started", scheduled=stats.scheduled, done=stats.already_done, todo=len(todo), concurrency=conc,
              config=str(config.source or ""), referee=referee or ("embedded" if backend is None else "custom"))
     if progress is not None:
@@ -534,20 +593,33 @@ def _run(
             log.info("referee_started", address=address)
         backend = grpc_backend(config, address, p, log)
     try:
-        run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s))
+        run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s, on_result))
     finally:
         if embedded is not None:
             embedded.stop()
     stats.played, stats.failed, stats.interrupted = run.played, run.failed, run.interrupted
     stats.stop_reason, stats.elapsed_s, stats.budget_reached = run.stop_reason, run.elapsed_s, run.budget_reached
+    if stats.sprt is not None and stats.sprt.decided:  # the test stopped the run, not the clock
+        stats.budget_reached = False
+        stats.scheduled = stats.already_done + stats.played
     log.info("run_ended", played=stats.played, failed=stats.failed, missing=stats.missing, interrupted=stats.interrupted,
              budget_reached=stats.budget_reached, stop_reason=stats.stop_reason, elapsed_s=round(stats.elapsed_s, 2), games_per_hour=round(stats.games_per_hour))
     return stats
 
 
+def _sprt_tracker(config: TournamentConfig, p: Plan, store: Store) -> SprtTracker:
+    """The SPRT as the stored results of this schedule leave it (every game of a complete deal counts)."""
+    assert config.sprt is not None
+    keys = {g.key for g in p.games}
+    rows = [r for r in store.rows() if r.source == "played" and r.key in keys]
+    return SprtTracker.from_results(config.sprt, rotations=2, cap=config.games_per_pairing,
+                                    games=[(r.deal, r.rotation, r.seats, r.ranking) for r in rows])
+
+
 async def _main(
     todo: list[Game], backend: Backend, store: Store, config: TournamentConfig, concurrency: int,
     progress: Progress | None, log: Any, handle_signals: bool, time_budget_s: float | None = None,
+    on_result: Callable[[Game, MatchOutcome], bool] | None = None,
 ) -> RunStats:
     stop = asyncio.Event()
     drain = asyncio.Event()
@@ -572,7 +644,7 @@ async def _main(
     try:
         async with backend() as match_fn:
             return await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, drain=drain,
-                                    progress=progress, log=log)
+                                    progress=progress, log=log, on_result=on_result)
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)

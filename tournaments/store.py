@@ -20,7 +20,7 @@ from typing import Any
 from tournaments.ratings import Result
 from tournaments.schedule import Game
 
-__all__ = ["DB_NAME", "GameRow", "Store", "StoreMismatch", "find_db"]
+__all__ = ["DB_NAME", "GameRow", "RatingRun", "Store", "StoreMismatch", "find_db"]
 
 DB_NAME = "tournament.sqlite"
 
@@ -46,6 +46,14 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE TABLE IF NOT EXISTS failures (
     id INTEGER PRIMARY KEY, key TEXT NOT NULL, error TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rating_runs (  -- the ratings after each run that played games: a ladder's history
+    id INTEGER PRIMARY KEY, at REAL NOT NULL, label TEXT NOT NULL, games INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    run INTEGER NOT NULL REFERENCES rating_runs(id), bot TEXT NOT NULL,
+    elo REAL NOT NULL, error REAL NOT NULL,  -- error: the 95% half-width
+    games INTEGER NOT NULL, PRIMARY KEY (run, bot)
 );
 """
 
@@ -75,6 +83,17 @@ class GameRow:
 
     def result(self) -> Result:
         return Result(self.seats, self.ranking, self.forfeited, group=f"{self.source}:{self.pairing}|d{self.deal}")
+
+
+@dataclass(frozen=True)
+class RatingRun:
+    """The ratings as they stood after one run: ``ratings`` maps each bot to (Elo, 95% half-width, games)."""
+
+    id: int
+    at: float  # unix time
+    label: str  # what the run was ("run", "added NAME")
+    games: int  # games rated
+    ratings: Mapping[str, tuple[float, float, int]]
 
 
 def find_db(path: str | Path) -> Path:
@@ -209,6 +228,33 @@ class Store:
 
     def results(self) -> list[Result]:
         return [row.result() for row in self.rows()]
+
+    # ------------------------------------------------------------ rating history
+
+    def add_rating_run(self, label: str, games: int, ratings: Mapping[str, tuple[float, float, int]]) -> int:
+        """Keep the ratings of this moment (one transaction); returns the run's id."""
+        self.db.execute("BEGIN")
+        try:
+            cur = self.db.execute("INSERT INTO rating_runs (at, label, games) VALUES (?, ?, ?)", (time.time(), label, games))
+            run = int(cur.lastrowid or 0)
+            self.db.executemany("INSERT INTO rating_history (run, bot, elo, error, games) VALUES (?, ?, ?, ?, ?)",
+                                [(run, bot, float(e), float(err), int(n)) for bot, (e, err, n) in ratings.items()])
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return run
+
+    def rating_history(self) -> list[RatingRun]:
+        """Every kept rating run, oldest first (empty for a database from before rating history)."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "rating_runs" not in tables:
+            return []
+        per_run: dict[int, dict[str, tuple[float, float, int]]] = {}
+        for run, bot, elo, err, n in self.db.execute("SELECT run, bot, elo, error, games FROM rating_history"):
+            per_run.setdefault(int(run), {})[bot] = (float(elo), float(err), int(n))
+        return [RatingRun(int(i), float(at), label, int(g), per_run.get(int(i), {}))
+                for i, at, label, g in self.db.execute("SELECT id, at, label, games FROM rating_runs ORDER BY id")]
 
     def import_pool(self, other: Path) -> int:
         """Copy a previous tournament's games in (a ladder rates new bots on the pool's scale); idempotent."""

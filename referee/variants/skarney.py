@@ -638,7 +638,8 @@ class _SkarneyBase:
             return [Event("HAND_STOPPED", seat, text="no stock card to draw: play stops (SKA-9)")]
         card = state.stock.pop(0)
         state.hands[seat].append(card)
-        events = private_event(Event("DREW_STOCK", seat, (card,), count=len(state.stock), text=f"drew {card}"), {seat})
+        events = private_event(Event("DREW_STOCK", seat, (card,), count=len(state.stock),
+                                       text=f"seat {seat} drew: {card}"), {seat})  # the others' twin ends at ':'
         if not state.stock:
             state.last_draw = True
             events.append(Event("LAST_CARD", seat, text=f"seat {seat} drew the last stock card (SKA-9)"))

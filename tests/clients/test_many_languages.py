@@ -17,10 +17,9 @@ ARTIFACTS = {"node": CLIENTS / "node/dist/examples/greedy.js", "go": CLIENTS / "
 def test_a_tournament_of_seven_languages_completes_with_ratings_and_no_forfeit(tmp_path):
     for lang, artifact in ARTIFACTS.items():
         require(lang, artifact)
-    config = (ROOT / "tournaments/examples/many_languages.toml").read_text()
-    cfg = tmp_path / "many.toml"
-    cfg.write_text(config.replace('output = "tournament-output/many-languages"', f'output = "{tmp_path / "out"}"'))
-    run = subprocess.run([sys.executable, "-m", "tournaments.cli", "run", str(cfg), "--no-progress"], cwd=ROOT,
+    cfg = ROOT / "tournaments/examples/many_languages.toml"
+    run = subprocess.run([sys.executable, "-m", "tournaments.cli", "run", str(cfg), "--no-progress", "--output",
+                          str(tmp_path / "out")], cwd=tmp_path,
                          capture_output=True, text=True, timeout=900, env={**os.environ})
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "warning: bot" not in run.stderr, run.stderr

@@ -90,7 +90,7 @@ CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("gauntlet without candidates", _base(schedule="gauntlet"), "tournament.candidates", "at least one candidate"),
     ("unknown candidate", _base(schedule="gauntlet", candidates=["zed"]), "tournament.candidates", "no bot named 'zed'"),
     ("candidates in a round-robin", _base(candidates=["a"]), "tournament.candidates", "only a gauntlet"),
-    ("ladder without pool", _base(schedule="ladder", games=10), "tournament.pool", "missing"),
+    ("continuing ladder with candidates", _base(schedule="ladder", games=10, candidates=["a"]), "tournament.candidates", "no candidates"),
     ("ladder pool missing", _base(schedule="ladder", pool="nope.sqlite", games=10), "tournament.pool", "no results database"),
     ("concurrency zero", _base(concurrency=0), "tournament.concurrency", "at least 1"),
     ("negative per-move", _base(time_control={"per_move_ms": -5}), "tournament.time_control.per_move_ms", "at least 0"),

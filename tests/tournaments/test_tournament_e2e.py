@@ -161,3 +161,5 @@ def test_the_demo_runs_and_ranks_greedy_above_random(tmp_path: Path, variant: st
     assert demo.returncode == 0, demo.stderr
     assert "Demo ratings" in demo.stdout and "greedy" in demo.stdout
     assert (tmp_path / "demo" / "ratings.json").is_file()
+    last = demo.stdout.strip().splitlines()[-1]
+    assert last == f"tournament report: {tmp_path / 'demo' / 'report.html'}", "the demo ends with its report's path"

@@ -24,6 +24,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -33,7 +34,7 @@ from referee.variants.base import Action, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-__all__ = ["Bot", "Request", "run_bot", "main", "parse_args"]
+__all__ = ["Bot", "Request", "run_bot", "main", "parse_args", "tls_credentials"]
 
 SDK_VERSION = "python/0.1.0"
 
@@ -74,9 +75,24 @@ class Bot:
         """A match ended."""
 
 
+def tls_credentials(root_cert: str | None = None, client_cert: str | None = None,
+                    client_key: str | None = None) -> grpc.ChannelCredentials:
+    """TLS to a referee run with ``--tls-cert``: ``root_cert`` is the PEM CA that signed its certificate (None: the
+    system's roots); ``client_cert`` and ``client_key`` are this bot's own, for a referee that asks for mutual TLS."""
+    def read(path: str | None) -> bytes | None:
+        return Path(path).read_bytes() if path else None
+
+    if bool(client_cert) != bool(client_key):
+        raise ValueError("a client certificate and its key go together")
+    return grpc.ssl_channel_credentials(root_certificates=read(root_cert), private_key=read(client_key),
+                                        certificate_chain=read(client_cert))
+
+
 async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id: str | None = None,
-                  token: str | None = None, max_matches: int | None = None) -> list[pb.MatchResult]:
-    """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end."""
+                  token: str | None = None, max_matches: int | None = None,
+                  credentials: grpc.ChannelCredentials | None = None) -> list[pb.MatchResult]:
+    """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end.
+    ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext."""
     outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
     if bot_token:
         join = pb.Join(bot_token=bot_token, bot_name=getattr(bot, "name", "bot"), sdk=SDK_VERSION)
@@ -105,7 +121,8 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
             action = await asyncio.to_thread(bot.decide, view, legal, request)
         send(request, action)
 
-    async with grpc.aio.insecure_channel(referee) as channel:
+    channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
+    async with channel_cm as channel:
         stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
         call = stub.Play(outgoing())
         try:
@@ -162,6 +179,15 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bo
     p.add_argument("--seed", type=int, default=int(env_seed) if env_seed and env_seed.isdigit() else None,
                    help="seed for the bot's own random choices (or RUMMY_BOT_SEED)")
     p.add_argument("--max-matches", type=int, default=None)
+    env = os.environ.get
+    p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
+                   help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
+    p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
+                   help="connect with TLS, trusting this CA (or RUMMY_TLS_ROOT_CERT)")
+    p.add_argument("--tls-client-cert", default=env("RUMMY_TLS_CLIENT_CERT"), metavar="PEM",
+                   help="mutual TLS: this bot's certificate (or RUMMY_TLS_CLIENT_CERT)")
+    p.add_argument("--tls-client-key", default=env("RUMMY_TLS_CLIENT_KEY"), metavar="PEM",
+                   help="mutual TLS: this bot's private key (or RUMMY_TLS_CLIENT_KEY)")
     return p.parse_args(argv)
 
 
@@ -172,9 +198,12 @@ def main(bot: Any, argv: Sequence[str] | None = None) -> None:
         bot.name = args.name
     if args.seed is not None and hasattr(bot, "rng"):
         bot.rng.seed(args.seed)
+    creds = None
+    if args.tls or args.tls_root_cert or args.tls_client_cert:
+        creds = tls_credentials(args.tls_root_cert, args.tls_client_cert, args.tls_client_key)
     try:
         asyncio.run(run_bot(bot, args.referee, bot_token=None if args.match else args.bot_token, match_id=args.match,
-                            token=args.token, max_matches=args.max_matches))
+                            token=args.token, max_matches=args.max_matches, credentials=creds))
     except KeyboardInterrupt:
         pass
     except grpc.aio.AioRpcError as exc:
