@@ -9,10 +9,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
     echo "java client: installing openjdk-17-jdk-headless and maven" >&2
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -q
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jdk-headless maven
+    bash "$here/../../scripts/apt-install.sh" openjdk-17-jdk-headless maven
 fi
 
 mvn -q -B -f "$here/pom.xml" package

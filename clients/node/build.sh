@@ -8,8 +8,7 @@ cd "$here"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "node/npm missing: installing Debian's nodejs and npm" >&2
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm
+  bash "$here/../../scripts/apt-install.sh" nodejs npm
 fi
 
 npm ci --no-audit --no-fund
