@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--referee", metavar="HOST:PORT", help="use a running referee instead of an embedded one")
+    p.add_argument("--cluster", metavar="SCHEDULER", help="play the matches on a Dask cluster (tcp://HOST:8786); "
+                   "each worker runs a referee and the bots")
     p.add_argument("--concurrency", type=int, metavar="N", help="matches at once (default: the config's, or the CPU count)")
     p.add_argument("--output", type=Path, help="output folder (default: the config's)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bar")
@@ -186,10 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if progress is not None:
             with progress:
                 stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, progress=progress,
-                                       time_budget_s=args.time_budget, label=label)
+                                       time_budget_s=args.time_budget, label=label, cluster=args.cluster)
         else:
             stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, time_budget_s=args.time_budget,
-                                   label=label)
+                                   label=label, cluster=args.cluster)
     except ConfigError as exc:
         err.print(f"[red]config error[/] in {escape(str(args.config))}: {escape(str(exc))}")
         return 2

@@ -25,6 +25,7 @@ from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 import structlog
@@ -446,9 +447,9 @@ def _admin_interceptors() -> list[Any]:
     return [Bearer()]
 
 
-def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None) -> Backend:
+def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None, bot_logs: Path | None = None) -> Backend:
     """The real thing: bot processes (persistent, or per match) and a gRPC channel to the referee at
-    ``address``."""
+    ``address``. Bot logs go to ``bot_logs`` (default: the output's ``bots/``)."""
 
     @contextlib.asynccontextmanager
     async def cm() -> AsyncIterator[MatchFn]:
@@ -457,7 +458,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
         from tournaments.botproc import BotPool, OneShot
 
-        log_dir = config.output / "bots"
+        log_dir = bot_logs or config.output / "bots"
         channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors())
         try:
             try:
@@ -516,10 +517,12 @@ def run_tournament(
     handle_signals: bool = True,
     time_budget_s: float | None = None,
     label: str = "run",
+    cluster: str | None = None,
 ) -> RunStats:
     """Play every missing game of ``config``'s schedule. Starts an embedded referee unless ``referee``
     (HOST:PORT) is given or a ``backend`` replaces the gRPC one. With ``time_budget_s``, no new deal is begun
-    once that much time has passed (the rest is left for a rerun). A run that played games keeps the ratings
+    once that much time has passed (the rest is left for a rerun). With ``cluster`` (a Dask scheduler's address)
+    the matches are played on that cluster's workers (:mod:`tournaments.cluster`). A run that played games keeps the ratings
     it ends with as a rating run called ``label``. :raises ConfigError: before anything starts."""
     from tournaments import ladder as continuing
 
@@ -531,6 +534,12 @@ def run_tournament(
     with contextlib.ExitStack() as cleanup:
         log = make_logger(cleanup.enter_context((out / "tournament.log").open("a", encoding="utf-8", buffering=1)))
         store = cleanup.enter_context(Store(out / DB_NAME))
+        if cluster is not None and backend is None:
+            from tournaments.cluster import cluster_backend, cluster_threads
+
+            backend = cluster_backend(config, cluster, p)
+            concurrency = concurrency or cluster_threads(cluster)
+            log.info("cluster", address=cluster, concurrency=concurrency)
         stats = _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s)
         if stats.played:
             r = config.ratings
