@@ -56,6 +56,7 @@ class RefereeOnWorker(WorkerPlugin):
         self._backend: AbstractAsyncContextManager[MatchFn] | None = None
         self._referee: Any = None
         self._log_file: Any = None
+        self._referee_log: Any = None
 
     def setup(self, worker: Any) -> None:
         from referee.server import EmbeddedReferee
@@ -63,6 +64,10 @@ class RefereeOnWorker(WorkerPlugin):
         here = _slug(str(getattr(worker, "name", "") or getattr(worker, "address", "worker")))
         out = self.config.output
         out.mkdir(parents=True, exist_ok=True)
+        from referee.logs import configure_logging
+
+        self._referee_log = (out / f"referee-{here}.log").open("a", encoding="utf-8", buffering=1)
+        configure_logging("info", json=True, stream=self._referee_log)  # the worker's own process: its referee's logs
         self._referee = EmbeddedReferee(records_dir=out / "records" / here)
         address = self._referee.start()
         self._log_file = (out / f"worker-{here}.log").open("a", encoding="utf-8", buffering=1)
@@ -91,8 +96,9 @@ class RefereeOnWorker(WorkerPlugin):
             self._thread.join(10)
         if self._referee is not None:
             self._referee.stop()
-        if self._log_file is not None:
-            self._log_file.close()
+        for f in (self._log_file, self._referee_log):
+            if f is not None:
+                f.close()
 
 
 def _play_on_worker(req: MatchRequest) -> MatchOutcome:
