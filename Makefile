@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test clients test-clients protos lint bench clean
+.PHONY: demo test test-slow clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing
+# with more examples (RUMMY_LEAK_MATCHES sets the matches per variant)
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -m slow -p no:cacheprovider -s
 
 # Every client SDK in clients/LANG is built by its own build.sh, which installs what it needs (apt, npm, go,
 # cargo, maven); test-clients then plays each against the Python bots and fails if any is missing.
@@ -36,8 +41,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench
 	$(VENV)/bin/mypy referee tournaments
 
+# Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
+# writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.
 bench: $(STAMP)
-	$(PY) -m bench.run
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV)

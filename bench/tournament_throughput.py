@@ -1,10 +1,11 @@
-"""Tournament throughput: games per hour with persistent bot processes (one per bot, seated in match after match
-over one stream) against starting a fresh process for every seat of every match.
+"""Tournament throughput: games per hour of the bundled bots (random, noisy, greedy) on an embedded referee, at
+concurrency 1 and 2, with bot processes reused (one per bot, seated in match after match over one stream) and
+restarted (a fresh process for every seat of every match).
 
-    python bench/tournament_throughput.py [--variant indian] [--deals 20] [--concurrency N]
+    python -m bench.tournament_throughput [--variant indian] [--deals 4] [--concurrency 1 2]
 
-Both runs play the same round-robin (random, noisy, greedy; the same duplicate deals) on an embedded referee,
-each into its own temporary output folder, and print games/hour for each and the ratio.
+Every run plays the same round-robin (the same duplicate deals) into its own temporary output folder; the wall
+time of a whole run counts, bot start-up and shut-down included.
 """
 
 from __future__ import annotations
@@ -17,40 +18,47 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tournaments.demo import demo_config  # noqa: E402
-from tournaments.runner import run_tournament  # noqa: E402
+from tournaments.demo import demo_config
+from tournaments.runner import run_tournament
 
 
 def measure(variant: str, deals: int, concurrency: int, per_match: bool, root: Path) -> tuple[int, float]:
-    out = root / ("per-match" if per_match else "persistent")
+    """Games played and the seconds they took."""
+    out = root / f"{'per-match' if per_match else 'reused'}-{concurrency}"
     config = dataclasses.replace(demo_config(variant, out, deals, concurrency), process_per_match=per_match)
     t0 = time.monotonic()
     stats = run_tournament(config, handle_signals=False)
-    elapsed = time.monotonic() - t0  # wall time of the whole run: bot start-up and shut-down included
+    elapsed = time.monotonic() - t0
     if stats.missing:
-        raise SystemExit(f"{stats.missing} games missing ({stats.stop_reason or 'failures'}); see {out}")
+        raise RuntimeError(f"{stats.missing} games missing ({stats.stop_reason or 'failures'}); see {out}")
     return stats.played, elapsed
+
+
+def run(variant: str = "indian", deals: int = 4, concurrencies: tuple[int, ...] = (1, 2)) -> dict[str, float]:
+    """``games_per_hour_c{N}_{reused|restarted}`` for each concurrency, and the reused/restarted ratios."""
+    from referee.logs import configure_logging
+
+    configure_logging("warning")
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="tournament-bench-") as tmp:
+        for c in concurrencies:
+            for per_match in (False, True):
+                games, secs = measure(variant, deals, c, per_match, Path(tmp))
+                out[f"games_per_hour_c{c}_{'restarted' if per_match else 'reused'}"] = games / secs * 3600
+            out[f"reused_over_restarted_c{c}"] = out[f"games_per_hour_c{c}_reused"] / out[f"games_per_hour_c{c}_restarted"]
+    return out
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--variant", default="indian")
-    p.add_argument("--deals", type=int, default=20, help="deal seeds per pairing (6 games each: 3 pairings x 2 seats)")
-    p.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--deals", type=int, default=4, help="deal seeds per pairing (6 games each: 3 pairings x 2 seats)")
+    p.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="tournament-bench-") as tmp:
-        root = Path(tmp)
-        rows = []
-        for per_match in (False, True):
-            games, secs = measure(args.variant, args.deals, args.concurrency, per_match, root)
-            rows.append((games, secs, games / secs * 3600))
-    (g1, s1, r1), (g2, s2, r2) = rows
-    print(f"variant {args.variant}, {args.deals} deals per pairing, concurrency {args.concurrency}, {os.cpu_count()} cores")
-    print(f"persistent bot processes : {g1} games in {s1:6.1f} s = {r1:9,.0f} games/hour")
-    print(f"a process per seat/match : {g2} games in {s2:6.1f} s = {r2:9,.0f} games/hour")
-    print(f"ratio persistent / per-match: {r1 / r2:.1f}x")
+    got = run(args.variant, args.deals, tuple(args.concurrency))
+    print(f"variant {args.variant}, {args.deals} deals per pairing, {os.cpu_count()} cores")
+    for k, v in got.items():
+        print(f"{k:<36} {v:>12,.1f}")
     return 0
 
 

@@ -11,7 +11,7 @@ import enum
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.errors import InvalidAction
 
@@ -69,16 +69,44 @@ _SUIT_TEXT = {Suit.SPADES: "S", Suit.HEARTS: "H", Suit.DIAMONDS: "D", Suit.CLUBS
 _TEXT_SUIT = {v: k for k, v in _SUIT_TEXT.items()}
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Card:
-    """One playing card. Ordered by rank then suit, so sorted hands read naturally."""
+    """One playing card. Ordered by rank then suit, so sorted hands read naturally.
+
+    Hashing, equality and order read one small integer (rank and suit together) computed once: cards are
+    hashed and compared millions of times in meld search, and enum members hash by name in Python."""
 
     rank: Rank
     suit: Suit
+    _code: int = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)  # the (rank, suit) tuple's: sets keep their order
 
     def __post_init__(self) -> None:
         if (self.rank is Rank.JOKER) != (self.suit is Suit.NONE):
             raise InvalidAction("BAD_CARD", f"a joker has no suit and every other card has one: {self.rank!r}/{self.suit!r}")
+        object.__setattr__(self, "_code", int(self.rank) * 8 + int(self.suit))
+        object.__setattr__(self, "_hash", hash((int(self.rank), int(self.suit))))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self._code == other._code if isinstance(other, Card) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return self._code != other._code if isinstance(other, Card) else NotImplemented
+
+    def __lt__(self, other: Card) -> bool:
+        return self._code < other._code if isinstance(other, Card) else NotImplemented
+
+    def __le__(self, other: Card) -> bool:
+        return self._code <= other._code if isinstance(other, Card) else NotImplemented
+
+    def __gt__(self, other: Card) -> bool:
+        return self._code > other._code if isinstance(other, Card) else NotImplemented
+
+    def __ge__(self, other: Card) -> bool:
+        return self._code >= other._code if isinstance(other, Card) else NotImplemented
 
     @property
     def is_joker(self) -> bool:
@@ -115,11 +143,12 @@ def format_cards(cards: Iterable[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
+_PACK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)  # one pack, in COM-1 order
+
+
 def build_deck(packs: int = 1, jokers: int = 0) -> list[Card]:
     """``packs`` standard 52-card packs plus ``jokers`` printed jokers, in a fixed order (COM-1)."""
-    deck = [Card(r, s) for _ in range(packs) for s in SUITS for r in NATURAL_RANKS]
-    deck.extend([JOKER] * jokers)
-    return deck
+    return list(_PACK) * packs + [JOKER] * jokers
 
 
 def shuffled(cards: Sequence[Card], seed: int | str) -> list[Card]:

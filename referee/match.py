@@ -84,6 +84,7 @@ class Match:
         self._forfeit_batches: list[tuple[int, ...]] = []
         self.outcome: MatchOutcome | None = None
         self._record = on_record or (lambda _r: None)
+        self._recording = on_record is not None  # no recorder (self-play, bots' tests): build no record lines
         fa = config.forfeit_after
         self.forfeit_after = fa if fa is not None else getattr(v, "forfeit_after_misses", 3)
         self.rules_hash = rules_hash(v, config.options)
@@ -190,8 +191,9 @@ class Match:
             raise IllegalAction("NOT_YOUR_TURN", f"seat {decision.seat} is to act, not seat {seat} (COM-4)")
         assert self.state is not None
         events = self.variant.apply(self.state, seat, action)
-        self._record({"type": "action", "seat": seat, "action": action_to_json(action), "timed_out": timed_out})
-        self._record_events(events)
+        if self._recording:
+            self._record({"type": "action", "seat": seat, "action": action_to_json(action), "timed_out": timed_out})
+            self._record_events(events)
         self.log.extend(events)
         events += self._after_move()
         return events
@@ -245,7 +247,8 @@ class Match:
             deck = list(self.config.decks[n - 1])
         else:
             deck = shuffled(self.variant.deck(self.rules, g.seats), f"{self.config.seed}:hand:{n}")
-        self._record({"type": "hand", "hand": n, "dealer": self.dealer, "deck": [str(c) for c in deck]})
+        if self._recording:
+            self._record({"type": "hand", "hand": n, "dealer": self.dealer, "deck": [str(c) for c in deck]})
         table = Table(g.seats, self.dealer, n, self.teams, tuple(not e for e in g.eliminated), tuple(g.totals))
         self.state = self.variant.new_hand(self.rules, table, deck, f"{self.config.seed}:{n}")
         ev = Event("HAND_STARTED", self.dealer, count=n, text=f"hand {n}, dealer seat {self.dealer}")
@@ -260,6 +263,8 @@ class Match:
     def _record_events(self, events: Iterable[Event]) -> None:
         """Every event goes into the record with its audience (``to``, ``not_to``): what each seat and each
         watcher was sent can be checked against it (``referee replay --verify``)."""
+        if not self._recording:
+            return
         for e in events:
             self._record({"type": "event", **event_to_json(e)})
 

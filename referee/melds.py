@@ -12,8 +12,9 @@ from __future__ import annotations
 import enum
 import itertools
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from referee.cards import NATURAL_RANKS, SUITS, Card, Rank, Suit
 from referee.errors import IllegalAction
@@ -299,12 +300,21 @@ def readings(
     cards: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), fixed: Sequence[Placed] = ()
 ) -> list[MeldReading]:
     """Every valid reading of ``cards`` (plus ``fixed``, cards already placed in a meld) under ``rules``."""
+    return list(_readings(tuple(cards), rules, frozenset(wilds), tuple(fixed)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _readings(
+    cards: tuple[Card, ...], rules: MeldRules, wilds: frozenset[Rank], fixed: tuple[Placed, ...]
+) -> tuple[MeldReading, ...]:
+    """``readings``, memoised: a pure function of its (hashable, immutable) arguments, and the same few-card groups
+    are read again and again as legal actions are listed turn after turn."""
     all_cards = list(cards) + [p.card for p in fixed]
     if all_cards and all(_is_wild(c, wilds) for c in all_cards):
         if rules.wild_only is WildOnly.FORBIDDEN:
-            return []
+            return ()
         if rules.wild_only is WildOnly.SPECIAL:
-            return _wild_only_reading(cards, fixed, rules, wilds)
+            return tuple(_wild_only_reading(cards, fixed, rules, wilds))
     if fixed and fixed[0].card.rank == fixed[0].rank and all(p.rank == fixed[0].rank for p in fixed) and len(
         {p.pos for p in fixed}
     ) == 1 and len(fixed) > 1:
@@ -316,7 +326,7 @@ def readings(
     unique: dict[tuple[MeldKind, tuple[Placed, ...]], MeldReading] = {}
     for r in found:
         unique.setdefault((r.kind, r.cards), r)
-    return list(unique.values())
+    return tuple(unique.values())
 
 
 def _matches(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -> bool:
@@ -368,10 +378,12 @@ def _reassigned(reading: MeldReading, stands_for: Sequence[tuple[Card, Card]]) -
 def _choose(
     found: list[MeldReading],
     stands_for: Sequence[tuple[Card, Card]],
-    what: str,
+    what: Callable[[], str],
     rule: str,
     accept: Callable[[MeldReading], bool] | None = None,
 ) -> MeldReading:
+    """The reading meant; ``what`` names the cards in a refusal (called only then: listing legal actions reads
+    thousands of melds that are never refused)."""
     if stands_for:
         named = [r for r in found if _matches(r, stands_for)]
         if not named:
@@ -379,12 +391,12 @@ def _choose(
             named = [r for r in swapped if r is not None and (accept is None or accept(r))]
         found = named
         if not found:
-            raise IllegalAction("WILD_CANNOT_STAND_THERE", f"{what}: the wilds cannot stand for the named cards ({rule})")
+            raise IllegalAction("WILD_CANNOT_STAND_THERE", f"{what()}: the wilds cannot stand for the named cards ({rule})")
     kinds = {r.kind for r in found}
     if len(kinds) > 1:
         options = "; ".join(r.describe() for r in found[:4])
         raise IllegalAction(
-            "AMBIGUOUS_WILD", f"{what} can be read several ways ({options}): say what each wild stands for ({rule})"
+            "AMBIGUOUS_WILD", f"{what()} can be read several ways ({options}): say what each wild stands for ({rule})"
         )
     return max(found, key=lambda r: (r.high, -r.wilds_used))
 
@@ -406,7 +418,7 @@ def read_meld(
     found = [r for r in readings(cards, rules, wilds) if accept is None or accept(r)]
     if not found:
         raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards))} is not a valid set or run ({rule})")
-    return _choose(found, stands_for, " ".join(map(str, cards)), rule, accept)
+    return _choose(found, stands_for, lambda: " ".join(map(str, cards)), rule, accept)
 
 
 def extend_meld(
@@ -430,68 +442,96 @@ def extend_meld(
         raise IllegalAction(
             "CANNOT_LAY_OFF", f"{' '.join(map(str, cards))} does not fit on {meld.describe()} ({rule})"
         )
-    return _choose(found, stands_for, f"{meld.describe()} + {' '.join(map(str, cards))}", rule, accept)
+    return _choose(found, stands_for, lambda: f"{meld.describe()} + {' '.join(map(str, cards))}", rule, accept)
 
 
-_RUN_CARD = {(pos, suit): Card(_rank_at(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS}
+# The meld finder works on card codes, ``rank * 5 + suit``: small ints that order as the cards do (a printed joker
+# is 0, the lowest), so counting, sorting and set look-ups run on ints instead of ``Card`` objects.
+_CARD_OF: dict[int, Card] = {int(r) * 5 + int(s): Card(r, s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
+_RUN_CODE = {(pos, int(suit)): int(_rank_at(pos)) * 5 + int(suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS}
+_CODE_RANGE = range(int(Rank.KING) * 5 + int(Suit.CLUBS) + 1)
+_FOUND_LIMIT = 1 << 15  # candidate groups remembered per (rules, wilds) before the memory is cleared
+_found: dict[tuple[MeldRules, frozenset[Rank]], dict[tuple[int, ...], bool]] = {}
+
+
+def _code(card: Card) -> int:
+    return int(card.rank) * 5 + int(card.suit)
 
 
 def find_melds(
     hand: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), max_wilds: int | None = None
 ) -> list[tuple[Card, ...]]:
     """Every distinct group of cards from ``hand`` that reads as a valid new meld (sets and runs, with at most
-    ``max_wilds`` stand-ins, default the rules' limit). Used for legal-action lists, bots and best groupings."""
-    limit = rules.max_wilds if max_wilds is None else max_wilds
-    counts = Counter(hand)
-    wild_cards = sorted((c for c in hand if _is_wild(c, wilds)), key=lambda c: (not c.is_joker, c))
-    out: set[tuple[Card, ...]] = set()
+    ``max_wilds`` stand-ins, default the rules' limit). Used for legal-action lists, bots and best groupings.
 
-    def add(group: Iterable[Card]) -> None:
+    The candidates: each multiset of one rank's cards topped up with 0.. wilds (printed jokers first), each run
+    window of a suit with its gaps filled by wilds, and (where allowed) wild-only sets; each distinct candidate is
+    read once (``readings``; what it gave is remembered per rules and wilds) and kept if it reads as a meld."""
+    limit = rules.max_wilds if max_wilds is None else max_wilds
+    wild_set = frozenset(wilds)
+    counts = [0] * len(_CODE_RANGE)  # copies of each card code in the hand
+    for card in hand:
+        counts[_code(card)] += 1
+    wild_codes = [c for c in _CODE_RANGE for _ in range(counts[c]) if c // 5 in wild_set]  # printed jokers first
+    memo = _found.setdefault((rules, wild_set), {})
+    if len(memo) > _FOUND_LIMIT:
+        memo.clear()
+    out: set[tuple[int, ...]] = set()
+    tried: set[tuple[int, ...]] = set()
+
+    def add(group: list[int]) -> None:
         g = tuple(sorted(group))
-        if g not in out and readings(g, rules, wilds):
+        if g in tried:
+            return
+        tried.add(g)
+        ok = memo.get(g)
+        if ok is None:
+            ok = memo[g] = bool(_readings(tuple(_CARD_OF[c] for c in g), rules, wild_set, ()))
+        if ok:
             out.add(g)
 
-    nw = len(wild_cards) if limit is None else min(limit, len(wild_cards))
+    nw = len(wild_codes) if limit is None else min(limit, len(wild_codes))
     if rules.sets:
-        by_rank: dict[Rank, list[Card]] = {}
-        for c in counts:
-            by_rank.setdefault(c.rank, []).append(c)
+        by_rank: dict[int, list[int]] = {}
+        for c in _CODE_RANGE:
+            if counts[c]:
+                by_rank.setdefault(c // 5, []).append(c)
         top = rules.max_set if rules.max_set is not None else len(hand)
         for kinds in by_rank.values():
-            pool = [c for c in kinds for _ in range(counts[c])]
-            for size in range(1, min(len(pool), top) + 1):
-                for combo in set(itertools.combinations(sorted(pool), size)):
-                    for k in range(0, nw + 1):
-                        if size + k < rules.min_set or size + k > top:
-                            continue
-                        extra = [w for w in wild_cards if w not in combo or counts[w] > combo.count(w)]
-                        add(list(combo) + extra[:k])
+            most = min(sum(counts[c] for c in kinds), top)
+            for taken in itertools.product(*(range(counts[c] + 1) for c in kinds)):
+                size = sum(taken)
+                if not 1 <= size <= most or size + nw < rules.min_set:
+                    continue
+                combo = [c for c, n in zip(kinds, taken, strict=True) for _ in range(n)]
+                used = dict(zip(kinds, taken, strict=True))
+                extra = [w for w in wild_codes if counts[w] > used.get(w, 0)]
+                for k in range(max(0, rules.min_set - size), min(nw, top - size) + 1):
+                    add(combo + extra[:k])
     if rules.runs:
         lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
         hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
         for suit in SUITS:
             for low in range(lo_min, hi_max + 1):
-                for high in range(low + rules.min_run - 1, hi_max + 1):
-                    if low == 1 and high == ACE_HIGH:
+                group: list[int] = []
+                missing = 0
+                for high in range(low, hi_max + 1):  # the window low..high grows one card at a time
+                    want = _RUN_CODE[high, suit]
+                    if counts[want] and want // 5 not in wild_set:
+                        group.append(want)
+                    else:
+                        missing += 1
+                    if high < low + rules.min_run - 1 or (low == 1 and high == ACE_HIGH):
                         continue
-                    group: list[Card] = []
-                    missing = 0
-                    for pos in range(low, high + 1):
-                        want = _RUN_CARD[pos, suit]
-                        if counts[want] > group.count(want) and not _is_wild(want, wilds):
-                            group.append(want)
-                        else:
-                            missing += 1
                     if missing > nw:
                         break
-                    spare = [w for w in wild_cards]
-                    add(group + spare[:missing])
+                    add(group + wild_codes[:missing])
     if rules.wild_only is WildOnly.SPECIAL:
-        for rank in set(c.rank for c in wild_cards):
-            same = [c for c in wild_cards if c.rank == rank]
+        for rank in set(c // 5 for c in wild_codes):
+            same = [c for c in wild_codes if c // 5 == rank]
             for size in range(rules.min_wild_only, len(same) + 1):
                 add(same[:size])
-    return sorted(out, key=lambda g: (-len(g), g))
+    return [tuple(_CARD_OF[c] for c in g) for g in sorted(out, key=lambda g: (-len(g), g))]
 
 
 NATURAL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)

@@ -37,6 +37,7 @@ from rummy.referee.v1 import referee_pb2 as pb
 __all__ = [
     "card_to_pb", "card_from_pb", "cards_from_pb", "action_to_pb", "action_from_pb", "view_to_pb",
     "view_from_pb", "event_to_pb", "hand_result_to_pb", "evaluation_to_pb", "group_from_pb", "group_to_pb",
+    "actions_to_pb",
 ]
 
 _PHASE = {Phase.DRAW: pb.PHASE_DRAW, Phase.PLAY: pb.PHASE_PLAY, Phase.DISCARD: pb.PHASE_DISCARD, Phase.OFFER: pb.PHASE_OFFER}
@@ -61,8 +62,43 @@ def cards_from_pb(ms: Iterable[pb.Card]) -> tuple[Card, ...]:
     return tuple(card_from_pb(m) for m in ms)
 
 
+# One message per card, and per action and note seen lately, built once: a message passed to a constructor or a
+# repeated field is copied (so these are never shared), and views and legal-action lists repeat them constantly.
+_CARD_PB: dict[Card, pb.Card] = {Card(r, s): card_to_pb(Card(r, s)) for r in Rank for s in Suit
+                                 if (r is Rank.JOKER) == (s is Suit.NONE)}
+_MEMO_LIMIT = 4096
+_ACTION_PB: dict[Action, pb.Action] = {}
+_NOTE_PB: dict[tuple[str, str], pb.Note] = {}
+
+
 def _cards(cs: Iterable[Card]) -> list[pb.Card]:
-    return [card_to_pb(c) for c in cs]
+    return [_CARD_PB[c] for c in cs]
+
+
+def actions_to_pb(actions: Iterable[Action]) -> list[pb.Action]:
+    """Actions as messages to put in a ``DecisionRequest`` (or any message: they are copied in), each built once;
+    change a copy, never these."""
+    if len(_ACTION_PB) > _MEMO_LIMIT:
+        _ACTION_PB.clear()
+    out = []
+    for a in actions:
+        m = _ACTION_PB.get(a)
+        if m is None:
+            m = _ACTION_PB[a] = action_to_pb(a)
+        out.append(m)
+    return out
+
+
+def _notes(notes: Iterable[tuple[str, str]]) -> list[pb.Note]:
+    if len(_NOTE_PB) > _MEMO_LIMIT:
+        _NOTE_PB.clear()
+    out = []
+    for kv in notes:
+        m = _NOTE_PB.get(kv)
+        if m is None:
+            m = _NOTE_PB[kv] = pb.Note(key=kv[0], value=kv[1])
+        out.append(m)
+    return out
 
 
 def _assign_to_pb(pairs: Sequence[tuple[Card, Card]]) -> list[pb.WildAssignment]:
@@ -167,7 +203,7 @@ def action_from_pb(m: pb.Action) -> Action:
 
 
 def _placed_to_pb(p: Placed, laid_by: int) -> pb.MeldCard:
-    return pb.MeldCard(card=card_to_pb(p.card), as_rank=int(p.rank), as_suit=int(p.suit), wild=p.is_wild,  # type: ignore[arg-type]
+    return pb.MeldCard(card=_CARD_PB[p.card], as_rank=int(p.rank), as_suit=int(p.suit), wild=p.is_wild,  # type: ignore[arg-type]
                        laid_by=laid_by, position=p.pos)
 
 
@@ -183,10 +219,10 @@ def view_to_pb(v: SeatView) -> pb.SeatView:
         discard_size=v.discard_size, melds=[meld_to_pb(m) for m in v.melds], face_up=_cards(v.face_up),
         wild_ranks=[int(r) for r in v.wild_ranks], in_front=[pb.Cards(cards=_cards(f)) for f in v.in_front],  # type: ignore[misc]
         received=_cards(v.received), teams=list(v.teams), active=list(v.active), totals=list(v.totals),
-        notes=[pb.Note(key=k, value=val) for k, val in v.notes],
+        notes=_notes(v.notes),
     )
     if v.offer is not None:
-        out.offer.CopyFrom(card_to_pb(v.offer))
+        out.offer.CopyFrom(_CARD_PB[v.offer])
         out.has_offer = True
     return out
 

@@ -240,6 +240,10 @@ class TableMeld:
     def meld_kind(self) -> MeldKind:
         return self.kind if self.kind is not None else self.reading.kind
 
+    def copy(self) -> TableMeld:
+        """A copy with its own ``laid_by`` list (a view must not share the state's lists); the reading is frozen."""
+        return TableMeld(self.id, self.owner, self.reading, list(self.laid_by), self.kind, self.label, self.laid_at_once)
+
     @property
     def cards(self) -> tuple[Placed, ...]:
         return self.reading.cards
@@ -559,7 +563,7 @@ def zone_view(
         variant=variant, seat=seat, hand_number=state.hand_number, dealer=state.dealer, turn=state.turn,
         phase=phase if phase is not None else state.phase, hand=tuple(state.hands[seat]),
         hand_sizes=tuple(len(h) for h in state.hands), stock_size=len(state.stock), discard_pile=pile,
-        discard_size=len(state.discards), melds=tuple(replace(m, laid_by=list(m.laid_by)) for m in state.melds),
+        discard_size=len(state.discards), melds=tuple(m.copy() for m in state.melds),
         face_up=tuple(state.face_up), wild_ranks=tuple(sorted(state.wild_ranks)),
         in_front=tuple(tuple(state.in_front[s]) if s < len(state.in_front) else () for s in range(state.seats)),
         received=tuple(c for c, who in state.face_down if seat in who), teams=state.teams,

@@ -149,21 +149,30 @@ def special_label(cards: Sequence[Card]) -> str | None:
     return None
 
 
+_CARD_AT: dict[tuple[Rank, Suit], Card] = {(r, s): Card(r, s) for r in Rank if r is not Rank.JOKER
+                                           for s in Suit if s is not Suit.NONE}
+_ONE_SUIT_SPECIAL: dict[tuple[frozenset[Rank], Suit], tuple[Card, ...]] = {
+    (ranks, s): tuple(sorted(_CARD_AT[r, s] for r in ranks)) for ranks in (_ODDS, _EVENS) for s in Suit if s is not Suit.NONE}
+
+
 def find_specials(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
     """One group of ``hand`` for each ICE-4 special meld it holds (per suit or colour and parity)."""
     out: list[tuple[Card, ...]] = []
     if len(hand) < 6:
         return out
     have = set(hand)
+    held_ranks = {c.rank for c in have}
     for ranks in (_ODDS, _EVENS):
+        if not ranks <= held_ranks:
+            continue  # a special meld needs every rank of its parity
         for colour in (_BLACK, _RED):
             suits = sorted(colour)
             for s in suits:
-                group = tuple(sorted(Card(r, s) for r in ranks))
+                group = _ONE_SUIT_SPECIAL[ranks, s]
                 if all(c in have for c in group):
                     out.append(group)
             # a mixed-suit colour meld: one card per rank, swapping one suit if the first picks are all alike
-            options = {r: [s for s in suits if Card(r, s) in have] for r in ranks}
+            options = {r: [s for s in suits if _CARD_AT[r, s] in have] for r in ranks}
             if not all(options.values()):
                 continue
             pick = {r: v[0] for r, v in options.items()}
@@ -172,7 +181,7 @@ def find_specials(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
                 if not spare:
                     continue
                 pick[spare[0]] = options[spare[0]][1]
-            out.append(tuple(sorted(Card(r, s) for r, s in pick.items())))
+            out.append(tuple(sorted(_CARD_AT[r, s] for r, s in pick.items())))
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -254,6 +254,10 @@ class _Search:
                 self.at[(c.suit, 14)] = i
             else:
                 self.at[(c.suit, int(c.rank))] = i
+        # the same, per suit, indexed by position 0..14 (None: no such card); and the later cards of each rank
+        self.by_position = {suit: [self.at.get((suit, q)) for q in range(15)] for suit in {c.suit for c in self.distinct}}
+        self.later_same_rank = [tuple(j for j in range(i + 1, len(self.distinct)) if self.distinct[j].rank == c.rank)
+                                for i, c in enumerate(self.distinct)]
         self.memo: dict[tuple[tuple[int, ...], int], _Frontier] = {}
 
     # -- the frontier search over non-wild cards and a count of wilds
@@ -263,7 +267,11 @@ class _Search:
         got = self.memo.get(key)
         if got is not None:
             return got
-        i = next((k for k, n in enumerate(counts) if n), None)
+        i = None
+        for k, n in enumerate(counts):
+            if n:
+                i = k
+                break
         out: _Frontier = {}
         if i is None:
             out[(0, 0)] = (0, (("wildseq", 0), None))
@@ -279,7 +287,7 @@ class _Search:
         if self.allow_dead:
             _merge(out, self.frontier(tuple(rest), w), 0, 0, self.pts[i], ("dead", (c,)))
         # sets: c with later cards of its rank (other suits), topped up with wilds to 3 or 4
-        same = [j for j in range(i + 1, len(counts)) if rest[j] and self.distinct[j].rank == c.rank]
+        same = [j for j in self.later_same_rank[i] if rest[j]]
         for others in _subsets(same, 3):
             k = max(0, 2 - len(others))
             if not others or k > w:
@@ -301,26 +309,30 @@ class _Search:
         self.memo[key] = out
         return out
 
-    def _runs(self, suit: Suit, p0: int, rest: tuple[int, ...], w: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    def _runs(self, suit: Suit, p0: int, rest: tuple[int, ...], w: int) -> list[tuple[tuple[int, ...], int]]:
+        """Each way to extend a sequence from position ``p0``: the later cards used and the wilds it needs."""
         step = -1 if p0 == 14 else 1
         stop = 1 if step < 0 else 14  # exclusive: a high ace never meets a low one (COM-3)
+        at = self.by_position[suit]
+        out: list[tuple[tuple[int, ...], int]] = []
 
-        def grow(last: int, used: tuple[int, ...], gaps: int) -> Iterator[tuple[tuple[int, ...], int]]:
+        def grow(last: int, used: tuple[int, ...], gaps: int) -> None:
             span = abs(last - p0) + 1
             k = gaps + max(0, 3 - span)
             if k <= w:
-                yield used, k
+                out.append((used, k))
             q = last + step
             while q != stop:
                 more = gaps + abs(q - last) - 1
                 if more > w:
                     break
-                j = self.at.get((suit, q))
+                j = at[q]
                 if j is not None and rest[j]:
-                    yield from grow(q, (*used, j), more)
+                    grow(q, (*used, j), more)
                 q += step
 
-        yield from grow(p0, (), 0)
+        grow(p0, (), 0)
+        return out
 
     # -- pure sequences that read a wild-joker card as itself (IND-4), chosen before the search
 
@@ -472,37 +484,52 @@ def _without(search: _Search, card: Card) -> tuple[int, ...]:
     return tuple(counts)
 
 
+# Run positions as bits (1..14; an ace is both 1 and 14), for quick tests over a whole hand.
+_POSITION_BITS: dict[Rank, int] = {r: (1 << 1 | 1 << 14) if r is Rank.ACE else 1 << int(r) for r in Rank if r is not Rank.JOKER}
+_WINDOWS_OF: dict[Rank, tuple[int, ...]] = {  # the three-card windows (as bit masks) a card of each rank can sit in (never around the corner)
+    r: tuple(0b111 << lo for p in ((1, 14) if r is Rank.ACE else (int(r),)) for lo in range(p - 2, p + 1)
+             if lo >= 1 and lo + 2 <= 14)
+    for r in _POSITION_BITS
+}
+
+
+def _suit_masks(cards: Iterable[Card]) -> dict[Suit, int]:
+    """Per suit, the run positions its cards (printed jokers aside) hold, as a bit mask."""
+    masks: dict[Suit, int] = {}
+    for c in cards:
+        if c.rank is not Rank.JOKER:
+            masks[c.suit] = masks.get(c.suit, 0) | _POSITION_BITS[c.rank]
+    return masks
+
+
+def _has_pure_run(cards: Sequence[Card]) -> bool:
+    """Whether some three of ``cards`` make a pure sequence (IND-4): one suit, consecutive, wild-joker cards read
+    as themselves; a declaration needs one (IND-7), so without it no search is needed."""
+    return any(m & m >> 1 & m >> 2 for m in _suit_masks(cards).values())
+
+
 def _orphans(cards: Sequence[Card], wilds: frozenset[Rank]) -> list[Card]:
     """Non-wild cards that fit no sequence or set at all, even with every wild in the hand."""
     w = sum(c.rank in wilds for c in cards)
     if w >= 2:
         return []
     have = Counter(c for c in cards if c.rank not in wilds)
+    masks = _suit_masks(have)
+    suits_of_rank = Counter(c.rank for c in have)  # the distinct cards of a rank differ in suit
     out = []
     for c in have:
-        suits = {d.suit for d in have if d.rank == c.rank}
-        if len(suits) - 1 + w >= 2:
-            continue
-        positions = (1, 14) if c.rank is Rank.ACE else (int(c.rank),)
-        fits = False
-        for p in positions:
-            for lo in range(p - 2, p + 1):
-                window = range(lo, lo + 3)
-                if lo < 1 or lo + 2 > 14:
-                    continue
-                missing = 0
-                for q in window:
-                    if Card(Rank.ACE if q in (1, 14) else Rank(q), c.suit) not in have:
-                        missing += 1
-                if missing <= w:
-                    fits = True
-        if not fits:
+        if suits_of_rank[c.rank] - 1 + w >= 2:
+            continue  # a set with the other suits of its rank (and the wild)
+        held = masks[c.suit]
+        if not any(3 - (held & window).bit_count() <= w for window in _WINDOWS_OF[c.rank]):
             out.extend([c] * have[c])
     return out
 
 
 def find_declaration(cards: Sequence[Card], wilds: frozenset[Rank]) -> Declare | None:
     """A valid declaration (IND-7) from a 14-card hand: 13 cards in groups and the 14th put away; None if none."""
+    if not _has_pure_run(cards):
+        return None
     orphans = _orphans(cards, wilds)
     if len(orphans) > 1:
         return None
@@ -511,6 +538,8 @@ def find_declaration(cards: Sequence[Card], wilds: frozenset[Rank]) -> Declare |
     for out in candidates:
         kept = list(cards)
         kept.remove(out)
+        if not _has_pure_run(kept) or _orphans(kept, wilds):
+            continue  # quick tests first: no pure sequence left, or a card nothing can take in (IND-7)
         wild_cards = [c for c in kept if c.rank in wilds]
         found = search.solve(wild_cards, _without(search, out))
         if found is None:

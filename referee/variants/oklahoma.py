@@ -271,13 +271,14 @@ class _Take:
 
 
 def _check_turn(state: OklahomaState, seat: int, phase: Phase, what: str, clause: str) -> None:
-    require(not state.over, "HAND_OVER", f"the hand is over ({state.end_reason}; FOR-7)")
-    require(seat == state.turn, "NOT_YOUR_TURN", f"seat {state.turn} is to act, not seat {seat} (COM-4)")
-    require(
-        state.phase is phase,
-        "WRONG_PHASE",
-        f"{what} is a {phase.value} move and seat {seat} is in {state.phase.value} ({clause})",
-    )
+    # ``if not ...: raise`` rather than ``require``: legal-action listing runs these checks thousands of times,
+    # and a message is worth formatting only when the check fails
+    if state.over:
+        raise IllegalAction("HAND_OVER", f"the hand is over ({state.end_reason}; FOR-7)")
+    if seat != state.turn:
+        raise IllegalAction("NOT_YOUR_TURN", f"seat {state.turn} is to act, not seat {seat} (COM-4)")
+    if state.phase is not phase:
+        raise IllegalAction("WRONG_PHASE", f"{what} is a {phase.value} move and seat {seat} is in {state.phase.value} ({clause})")
 
 
 def _must_meld_message(rules: OklahomaRules, top: Card, why: str = "") -> str:
@@ -288,20 +289,14 @@ def _must_meld_message(rules: OklahomaRules, top: Card, why: str = "") -> str:
 
 def _own_meld(state: OklahomaState, seat: int, meld_id: int) -> TableMeld:
     meld = state.meld(meld_id)
-    require(
-        meld.owner == seat,
-        "NOT_YOUR_MELD",
-        f"meld {meld_id} belongs to seat {meld.owner}: lay off only on your own melds (FOR-5)",
-    )
+    if meld.owner != seat:
+        raise IllegalAction("NOT_YOUR_MELD", f"meld {meld_id} belongs to seat {meld.owner}: lay off only on your own melds (FOR-5)")
     return meld
 
 
 def _in_hand(state: OklahomaState, seat: int, cards: Sequence[Card], what: str, clause: str) -> None:
-    require(
-        contains_cards(state.hands[seat], cards),
-        "NOT_IN_HAND",
-        f"{what}: {format_cards(cards)} are not all in your hand ({clause})",
-    )
+    if not contains_cards(state.hands[seat], cards):
+        raise IllegalAction("NOT_IN_HAND", f"{what}: {format_cards(cards)} are not all in your hand ({clause})")
 
 
 def verify_take(state: OklahomaState, seat: int, action: TakeDiscards) -> _Take:
@@ -405,12 +400,9 @@ def verify_discard(state: OklahomaState, seat: int, action: Discard) -> None:
     _check_turn(state, seat, Phase.PLAY, "discarding", "FOR-6")
     _in_hand(state, seat, [action.card], "cannot discard", "FOR-6")
     hand = state.hands[seat]
-    require(
-        not (action.card == QUEEN_OF_SPADES and rules.queen_of_spades_discard_forbidden
-             and any(c != QUEEN_OF_SPADES for c in hand)),
-        "QUEEN_OF_SPADES_DISCARD",
-        f"the queen of spades may not be discarded while you hold another card ({rules.queen_clause})",
-    )
+    if action.card == QUEEN_OF_SPADES and rules.queen_of_spades_discard_forbidden and any(c != QUEEN_OF_SPADES for c in hand):
+        raise IllegalAction("QUEEN_OF_SPADES_DISCARD",
+                            f"the queen of spades may not be discarded while you hold another card ({rules.queen_clause})")
 
 
 # ---------------------------------------------------------------- the engine

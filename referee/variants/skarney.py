@@ -391,14 +391,18 @@ class _SkarneyBase:
 
     def _verify(self, state: SkarneyState, seat: int, action: Action) -> object:
         """Check ``action`` for ``seat`` and return what ``apply`` needs. :raises IllegalAction:"""
+        # ``if not ...: raise`` rather than ``require`` on the paths legal-action listing runs thousands of times:
+        # a message is worth formatting only when the check fails
         d = self.decision(state)
         require(d is not None, "HAND_OVER", "the hand is over (SKA-9)")
         assert d is not None
-        require(d.seat == seat, "NOT_YOUR_TURN", f"seat {d.seat} is to act, not seat {seat} (COM-4)")
+        if d.seat != seat:
+            raise IllegalAction("NOT_YOUR_TURN", f"seat {d.seat} is to act, not seat {seat} (COM-4)")
         if isinstance(action, (AcceptOffer, DeclineOffer)):
             require(d.phase is Phase.OFFER, "WRONG_PHASE", "there is no card on offer to answer (SKA-7)")
             return None
-        require(d.phase is Phase.PLAY, "WRONG_PHASE", f"seat {seat} must accept or decline the card on offer (SKA-7)")
+        if d.phase is not Phase.PLAY:
+            raise IllegalAction("WRONG_PHASE", f"seat {seat} must accept or decline the card on offer (SKA-7)")
         if isinstance(action, Meld):
             return self._verify_meld(state, seat, action)
         if isinstance(action, LayOff):
@@ -410,11 +414,12 @@ class _SkarneyBase:
             require(not state.last_draw, "NO_OFFER_AFTER_LAST_CARD",
                     "the player who drew the last stock card offers nothing: end the turn (SKA-9)")
             require(len(hand) > 1, "ONE_CARD", "holding one card, say \"one card\" and offer nothing: end the turn (SKA-7)")
-            require(action.card in hand, "NOT_IN_HAND", f"{action.card} is not in seat {seat}'s hand (SKA-7)")
+            if action.card not in hand:
+                raise IllegalAction("NOT_IN_HAND", f"{action.card} is not in seat {seat}'s hand (SKA-7)")
             return None
         if isinstance(action, EndTurn):
-            require(state.last_draw or len(state.hands[seat]) == 1, "MUST_OFFER",
-                    f"holding {len(state.hands[seat])} cards, offer one card before the turn ends (SKA-7)")
+            if not (state.last_draw or len(state.hands[seat]) == 1):
+                raise IllegalAction("MUST_OFFER", f"holding {len(state.hands[seat])} cards, offer one card before the turn ends (SKA-7)")
             return None
         if isinstance(action, DrawStock):
             raise IllegalAction("DRAW_IS_AUTOMATIC", "the top stock card is drawn for you at the start of your turn (SKA-4)")
@@ -430,11 +435,13 @@ class _SkarneyBase:
     def _read_group(self, rules: SkarneyRules, group: Group, rule: str) -> MeldReading:
         """One meld's reading under SKA-2: a set or run with at most one wild, or 3+ 2s or 3+ jokers alone."""
         cards = list(group.cards)
-        require(len(cards) >= 3, "MELD_TOO_SHORT", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
+        if len(cards) < 3:
+            raise IllegalAction("MELD_TOO_SHORT", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
         wild = _wild_count(cards, rules.wild_ranks)
         if wild < len(cards):
-            require(wild <= 1, "TOO_MANY_WILDS",
-                    f"{' '.join(map(str, cards))} has {wild} wild cards: at most one wild in a meld (SKA-2)")
+            if wild > 1:
+                raise IllegalAction("TOO_MANY_WILDS",
+                                    f"{' '.join(map(str, cards))} has {wild} wild cards: at most one wild in a meld (SKA-2)")
         elif len({c.rank for c in cards}) > 1:
             raise IllegalAction("MIXED_WILD_MELD",
                                 f"{' '.join(map(str, cards))}: a wild-only meld is all 2s or all jokers, never mixed (SKA-2)")
@@ -445,8 +452,8 @@ class _SkarneyBase:
         rules = state.r
         require(len(action.groups) > 0, "EMPTY_MELD", "a meld action lays at least one meld (SKA-6)")
         every = [c for g in action.groups for c in g.cards]
-        require(contains_cards(state.hands[seat], every), "NOT_IN_HAND",
-                f"seat {seat} does not hold {' '.join(map(str, every))} (SKA-6)")
+        if not contains_cards(state.hands[seat], every):
+            raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, every))} (SKA-6)")
         if self._side_laid(state, seat):
             return [self._read_group(rules, g, "SKA-6") for g in action.groups]
         need = contract_size(state.hand_number)
@@ -461,28 +468,29 @@ class _SkarneyBase:
 
     def _verify_lay_off(self, state: SkarneyState, seat: int, action: LayOff) -> MeldReading:
         rules = state.r
-        require(self._side_laid(state, seat), "CONTRACT_NOT_MET",
-                f"seat {seat}'s side has not laid its contract of hand {state.hand_number}: no lay-offs before it (SKA-3)")
+        if not self._side_laid(state, seat):
+            raise IllegalAction("CONTRACT_NOT_MET",
+                                f"seat {seat}'s side has not laid its contract of hand {state.hand_number}: no lay-offs before it (SKA-3)")
         meld = state.meld(action.meld_id)
         if rules.partnership:
-            require(_own_side_meld(state, seat, meld.owner), "OPPONENTS_MELD",
-                    f"meld {meld.id} is an opponent's: lay off only on your own or your partner's melds (SKA-6)")
-        else:
-            require(meld.owner == seat, "OPPONENTS_MELD",
-                    f"meld {meld.id} is seat {meld.owner}'s: in Skarney Singles you lay off only on your own melds (SKS-1)")
+            if not _own_side_meld(state, seat, meld.owner):
+                raise IllegalAction("OPPONENTS_MELD",
+                                    f"meld {meld.id} is an opponent's: lay off only on your own or your partner's melds (SKA-6)")
+        elif meld.owner != seat:
+            raise IllegalAction("OPPONENTS_MELD",
+                                f"meld {meld.id} is seat {meld.owner}'s: in Skarney Singles you lay off only on your own melds (SKS-1)")
         n = len(action.cards)
         done = state.laid_off.get(meld.id, 0)
-        require(1 <= n <= MAX_LAYOFF_PER_MELD and done + n <= MAX_LAYOFF_PER_MELD, "LAY_OFF_LIMIT",
-                f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)")
-        require(contains_cards(state.hands[seat], action.cards), "NOT_IN_HAND",
-                f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
-        if meld.meld_kind is not MeldKind.WILD_SET:
-            require(_wild_count([*meld.reading.raw, *action.cards], rules.wild_ranks) <= 1, "TOO_MANY_WILDS",
-                    f"meld {meld.id} would hold more than one wild card (SKA-2)")
+        if not (1 <= n <= MAX_LAYOFF_PER_MELD and done + n <= MAX_LAYOFF_PER_MELD):
+            raise IllegalAction("LAY_OFF_LIMIT",
+                                f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)")
+        if not contains_cards(state.hands[seat], action.cards):
+            raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
+        if meld.meld_kind is not MeldKind.WILD_SET and _wild_count([*meld.reading.raw, *action.cards], rules.wild_ranks) > 1:
+            raise IllegalAction("TOO_MANY_WILDS", f"meld {meld.id} would hold more than one wild card (SKA-2)")
         reading = extend_meld(meld.reading, action.cards, rules.meld_rules, rules.wild_ranks, action.stands_for, rule="SKA-6")
-        if reading.kind is not MeldKind.WILD_SET:
-            require(_wild_count(reading.raw, rules.wild_ranks) <= 1, "TOO_MANY_WILDS",
-                    f"meld {meld.id} would hold more than one wild card (SKA-2)")
+        if reading.kind is not MeldKind.WILD_SET and _wild_count(reading.raw, rules.wild_ranks) > 1:
+            raise IllegalAction("TOO_MANY_WILDS", f"meld {meld.id} would hold more than one wild card (SKA-2)")
         return reading
 
     def _verify_exchange(self, state: SkarneyState, seat: int, action: ExchangeWild) -> MeldReading:
@@ -738,10 +746,14 @@ class _SkarneyBase:
             return _wild_count(m.reading.raw, wilds) == 0
         if m.meld_kind is MeldKind.SET:
             return c.rank == m.reading.rank
-        if c.suit != m.reading.suit:
+        reading = m.reading
+        if c.suit != reading.suit:
             return False
-        pos = {1, ACE_HIGH} if c.rank is Rank.ACE else {int(c.rank)}
-        return any(m.reading.low - 2 <= p < m.reading.low or m.reading.high < p <= m.reading.high + 2 for p in pos)
+        low, high = reading.low, reading.high
+        for p in ((1, ACE_HIGH) if c.rank is Rank.ACE else (int(c.rank),)):
+            if low - 2 <= p < low or high < p <= high + 2:
+                return True
+        return False
 
     def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
         """A missed deadline: decline an offer; in play offer the highest card (a natural if any), or end the

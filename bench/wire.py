@@ -1,0 +1,293 @@
+"""The cost of the wire: a decision over gRPC on 127.0.0.1 against a bare grpc.aio bidi ping-pong.
+
+The referee runs in its own process (``referee serve --port 0``, records on, as in production) and the bots
+in this one, as raw streams that answer at once with a random legal action that is never a drop, so games run
+their full length. A decision's round trip is the time from a bot sending its answer to it receiving its
+next ``DecisionRequest`` when that comes straight after (the DRAW -> PLAY step of one seat): everything the
+referee does per decision (decode, apply, record, events, view and legal actions, encode) plus two hops.
+Match set-up (CreateMatch, both joins, the first request) is measured on its own. The ping-pong server is a
+generic bytes handler in its own process, echoing messages of the size of an average ``DecisionRequest``.
+
+    python -m bench.wire                    # a short run, printed as JSON
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+_PING_METHOD = "/bench.Echo/PingPong"
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0..100) by nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+# ---------------------------------------------------------------- processes
+
+
+class Server:
+    """A server subprocess that prints one JSON line with its address, stopped on exit."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server {args} did not start")
+        self.address: str = json.loads(line)["address"]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss_kib(self) -> int:
+        """Resident memory of the server process (Linux ``/proc``)."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def referee_server(records: str | None) -> Server:
+    args = ["-m", "referee.cli", "serve", "--port", "0", "--log-level", "warning"]
+    if records:
+        args += ["--records", records]
+    return Server(args)
+
+
+# ---------------------------------------------------------------- the bare ping-pong
+
+
+async def _pingpong_serve() -> None:
+    import grpc
+
+    async def echo(request_iterator: Any, context: Any) -> Any:
+        async for msg in request_iterator:
+            yield msg
+
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {
+        "PingPong": grpc.stream_stream_rpc_method_handler(echo, request_deserializer=None, response_serializer=None)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(json.dumps({"address": f"127.0.0.1:{port}"}), flush=True)
+    await server.wait_for_termination()
+
+
+async def _pingpong_stream(channel: Any, size: int, count: int, lat: list[float]) -> None:
+    call = channel.stream_stream(_PING_METHOD, request_serializer=None, response_deserializer=None)()
+    payload = bytes(size)
+    for _ in range(count):
+        t0 = time.perf_counter()
+        await call.write(payload)
+        await call.read()
+        lat.append(time.perf_counter() - t0)
+    await call.done_writing()
+
+
+def bare_pingpong(size: int, count: int, streams: int = 1) -> dict[str, float]:
+    """Round trips of ``size`` bytes over one (or ``streams`` concurrent) grpc.aio bidi streams."""
+    import grpc
+
+    with Server(["-m", "bench.wire", "--pingpong-server"]) as srv:
+        async def go() -> dict[str, float]:
+            async with grpc.aio.insecure_channel(srv.address) as ch:
+                warm: list[float] = []
+                await _pingpong_stream(ch, size, 200, warm)
+                lat: list[float] = []
+                t0 = time.perf_counter()
+                await asyncio.gather(*(_pingpong_stream(ch, size, count, lat) for _ in range(streams)))
+                elapsed = time.perf_counter() - t0
+            return {"p50_us": percentile(lat, 50) * 1e6, "p99_us": percentile(lat, 99) * 1e6,
+                    "round_trips_per_s": len(lat) / elapsed}
+
+        return asyncio.run(go())
+
+
+# ---------------------------------------------------------------- the referee over the wire
+
+
+@dataclass
+class WireStats:
+    """What the bots saw: round trips (s), set-up times (s), decisions made, DecisionRequest sizes (bytes)."""
+
+    round_trips: list[float] = field(default_factory=list)
+    setups: list[float] = field(default_factory=list)
+    decisions: int = 0
+    request_bytes: list[int] = field(default_factory=list)
+
+
+async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats: WireStats,
+                counter: list[int], created_at: float, seat: int) -> None:
+    """One raw bot stream: join with the seat token, answer each request at once (never a drop)."""
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    call = stub.Play()
+    await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
+                                                   bot_name=f"bench{seat}", sdk="bench")))
+    sent_at = 0.0
+    mark = -1
+    first = True
+    while True:
+        msg = await call.read()
+        if msg is None or msg is asyncio.CancelledError or not hasattr(msg, "WhichOneof"):
+            break
+        body = msg.WhichOneof("body")
+        if body == "decision":
+            now = time.perf_counter()
+            if first:
+                stats.setups.append(now - created_at)
+                first = False
+            elif counter[0] == mark:  # no other seat decided in between: a clean round trip
+                stats.round_trips.append(now - sent_at)
+            d = msg.decision
+            if len(stats.request_bytes) < 2000:
+                stats.request_bytes.append(msg.ByteSize())
+            legal = [a for a in d.legal_actions if a.WhichOneof("kind") != "drop"] or list(d.legal_actions)
+            action = rng.choice(legal)
+            counter[0] += 1
+            mark = counter[0]
+            stats.decisions += 1
+            sent_at = time.perf_counter()
+            await call.write(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
+                                                                      action=action)))
+        elif body == "match_result":
+            break
+    await call.done_writing()
+
+
+async def _one_match(stub: Any, k: int, variant: str, turns: int, stats: WireStats, seats: int = 2) -> None:
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    created = time.perf_counter()
+    r = await stub.CreateMatch(pb.CreateMatchRequest(
+        variant=variant, seed=f"wire{k}", max_hands=1, max_turns_per_hand=turns,
+        seats=[pb.SeatSpec(name=f"bench{i}") for i in range(seats)],
+        time_control=pb.TimeControl(per_move_ms=30000, connect_ms=60000)))
+    counter = [0]
+    await asyncio.gather(*(_seat(stub, r.match_id, tok, random.Random(f"{k}:{i}"), stats, counter, created, i)
+                           for i, tok in enumerate(r.seat_tokens)))
+
+
+async def _play_matches(address: str, matches: int, concurrency: int, variant: str, turns: int) -> tuple[WireStats, float]:
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+    stats = WireStats()
+    async with grpc.aio.insecure_channel(address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        await _one_match(stub, -1, variant, 20, WireStats())  # warm up: imports and first-call costs
+        sem = asyncio.Semaphore(concurrency)
+
+        async def bounded(k: int) -> None:
+            async with sem:
+                await _one_match(stub, k, variant, turns, stats)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(bounded(k) for k in range(matches)))
+        elapsed = time.perf_counter() - t0
+    return stats, elapsed
+
+
+def wire_run(matches: int, concurrency: int, variant: str = "indian", turns: int = 200,
+             records: bool = True) -> dict[str, float]:
+    """Full-length matches over gRPC, ``concurrency`` at a time, on a fresh referee process."""
+    with tempfile.TemporaryDirectory(prefix="bench-records-") as tmp, referee_server(tmp if records else None) as srv:
+        stats, elapsed = asyncio.run(_play_matches(srv.address, matches, concurrency, variant, turns))
+    rt = stats.round_trips
+    return {
+        "matches": matches, "concurrency": concurrency, "decisions": stats.decisions,
+        "decisions_per_s": stats.decisions / elapsed,
+        "round_trip_p50_us": percentile(rt, 50) * 1e6, "round_trip_p99_us": percentile(rt, 99) * 1e6,
+        "setup_p50_ms": percentile(stats.setups, 50) * 1e3,
+        "request_bytes_mean": statistics.fmean(stats.request_bytes) if stats.request_bytes else 0.0,
+    }
+
+
+async def _live_matches(address: str, n: int) -> list[Any]:
+    """``n`` matches with both seats joined and the first request out, left waiting for an answer."""
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2 as pb
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+    ch = grpc.aio.insecure_channel(address)
+    stub = pb_grpc.RefereeStub(ch)
+    calls = []
+    for k in range(n):
+        r = await stub.CreateMatch(pb.CreateMatchRequest(
+            variant="indian", seed=f"rss{k}", max_hands=1, seats=[pb.SeatSpec(name=f"s{i}") for i in range(2)],
+            time_control=pb.TimeControl(per_move_ms=600000, connect_ms=600000)))
+        for tok in r.seat_tokens:
+            call = stub.Play()
+            await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=r.match_id, token=tok))))
+            calls.append(call)
+    async def drain(call: Any) -> None:  # read what the referee sends (the request stays unanswered)
+        async for _msg in call:
+            pass
+
+    readers = [asyncio.create_task(drain(c)) for c in calls]
+    return [ch, calls, readers]
+
+
+def rss_per_match(counts: tuple[int, ...] = (1, 100)) -> dict[str, float]:
+    """Resident memory of a referee process holding 1 and 100 live matches (records on)."""
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-rss-") as tmp, referee_server(tmp) as srv:
+        async def go() -> None:
+            held: list[Any] = []
+            out["idle_rss_mib"] = srv.rss_kib() / 1024
+            have = 0
+            for n in counts:
+                held.append(await _live_matches(srv.address, n - have))
+                have = n
+                await asyncio.sleep(1.0)  # every match started and its first request sent
+                out[f"rss_{n}_live_mib"] = srv.rss_kib() / 1024
+            for ch, _calls, readers in held:
+                for r in readers:
+                    r.cancel()
+                await ch.close()
+
+        asyncio.run(go())
+    lo, hi = counts[0], counts[-1]
+    out["rss_per_live_match_kib"] = (out[f"rss_{hi}_live_mib"] - out[f"rss_{lo}_live_mib"]) * 1024 / (hi - lo)
+    return out
+
+
+def main() -> None:
+    if "--pingpong-server" in sys.argv:
+        asyncio.run(_pingpong_serve())
+        return
+    one = wire_run(6, 1)
+    size = int(one["request_bytes_mean"])
+    print(json.dumps({"wire": one, "bare": bare_pingpong(size, 2000), "rss": rss_per_match((1, 20))}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
