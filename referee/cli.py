@@ -37,7 +37,8 @@ async def _serve(args: argparse.Namespace) -> None:
     limits = ServerLimits(**{name: getattr(args, name) for name, _, _ in ServerLimits.flags()})
     admin_token, credentials = _security(args)
     server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc,
-                                                limits, admin_token=admin_token, credentials=credentials)
+                                                limits, admin_token=admin_token, credentials=credentials,
+                                                unfinished=args.unfinished)
     print(json.dumps({"event": "serving", "address": f"{args.host}:{port}"}), flush=True)
     viewer = None
     if args.http is not None:
@@ -145,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--allow-stacked-decks", action="store_true", help="accept explicit deck orders (tests, puzzles)")
     s.add_argument("--per-move-ms", type=int, default=5000, help="default time per decision")
     s.add_argument("--grace-ms", type=int, default=3000, help="how long a disconnected seat may take to return")
+    s.add_argument("--unfinished", choices=("resume", "abort", "leave"), default="resume",
+                   help="what to do at start with matches the records folder shows unfinished (a referee killed "
+                   "mid-match): resume them, their bots rejoining with their tokens (default); end them as aborted "
+                   "('referee restarted: ...'); or leave the records as they are")
     limits = s.add_argument_group("limits", "what one client may ask of this server (a request past one is refused "
                                   "with a reason code naming it)")
     for name, default, doc in _limit_flags():

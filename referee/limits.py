@@ -49,6 +49,8 @@ class ServerLimits:
     max_deck_cards: int = _limit(512, "cards in one stacked deck")
     max_message_bytes: int = _limit(4 * 2**20, "bytes of one message a client sends (larger ones are refused by gRPC)")
     max_client_streams: int = _limit(1024, "long-lived calls (Play, Watch, GetResult with wait) open from one client address")
+    max_finished_kept: int = _limit(10_000, "finished matches kept in memory for GetResult; older ones are forgotten "
+                                    "(their records stay)")
 
     @classmethod
     def flags(cls) -> Iterable[tuple[str, int, str]]:

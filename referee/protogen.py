@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
 OUT = ROOT / "clients" / "python"
-PROTOS = ("rummy/referee/v1/referee.proto",)
+PROTOS = ("rummy/referee/v1/referee.proto", "rummy/search/v1/search.proto")
 
 
 def generate(out: Path = OUT) -> list[Path]:

@@ -30,11 +30,17 @@ from referee.match import Match, config_from_json
 from referee.records import UnreadableRecord, read_numbered
 from referee.variants.base import Event, HandState
 
-__all__ = ["ReplayMismatch", "Verdict", "replay", "replay_file", "verify", "verify_file", "EXIT_CODES"]
+__all__ = ["ReplayMismatch", "Verdict", "replay", "replay_file", "verify", "verify_file", "EXIT_CODES", "is_input",
+           "feed", "NOTE_KINDS"]
 
 Numbered = Sequence[tuple[int, dict[str, Any]]]
 
 EXIT_CODES = {"reproduces": 0, "does not reproduce": 3, "incomplete": 4, "unreadable": 5, "rules changed": 6}
+
+# Lines the referee writes about a record rather than the rules core about the match: ``header`` (who sat where,
+# digests of the seat tokens) and ``resumed`` (the referee restarted and resumed the match from this record).
+# They may come between any two steps; a check skips them.
+NOTE_KINDS = frozenset({"header", "resumed"})
 
 # Events that records written before rules hashes did not carry: a check of such a record skips them.
 _UNRECORDED_BEFORE_HASHES = frozenset({"HAND_STARTED", "HAND_REVEALED", "HAND_ENDED", "MATCH_ENDED", "TIMED_OUT", "FORFEITED"})
@@ -178,7 +184,7 @@ class _Certifier:
             return d.verdict
 
     def _run(self) -> Verdict:
-        while self.cursor < len(self.lines) and self.lines[self.cursor][1]["type"] == "header":
+        while self.cursor < len(self.lines) and self.lines[self.cursor][1]["type"] in NOTE_KINDS:
             self.cursor += 1
         if self.cursor == len(self.lines):
             return self._incomplete("before its match line")
@@ -215,6 +221,9 @@ class _Certifier:
                 return self._incomplete(f"hand {match.game.hands_played + 1} in play")
             line, e = self.lines[self.cursor]
             kind = e["type"]
+            if kind in NOTE_KINDS:
+                self.cursor += 1
+                continue
             if kind == "aborted":
                 rest = self.lines[self.cursor + 1:]
                 if rest:
@@ -244,20 +253,9 @@ class _Certifier:
 
     def _step(self, match: Match, line: int, e: dict[str, Any]) -> list[Event]:
         """Feed the rules core one thing that came from outside it, named by the record's next line."""
+        if is_input(e):
+            return feed(match, e)
         kind = e["type"]
-        if kind == "action":
-            seat = int(e["seat"])
-            if not e["timed_out"]:
-                return match.submit(seat, action_from_json(e["action"]))
-            if match.on_autopilot(seat):
-                return match.autoplay(seat)
-            return match.timeout(seat)  # a record without TIMED_OUT lines (written before rules hashes)
-        if kind == "event" and e.get("kind") == "TIMED_OUT":
-            return match.timeout(int(e["seat"]))
-        if kind == "forfeit":
-            return match.forfeit(e["with"] if "with" in e else e["seat"], str(e["reason"]))
-        if kind == "stopped":
-            return match.stop(str(e["reason"]))
         what = f"a {e.get('kind')} event" if kind == "event" else f"a {kind} line"
         raise _Difference(self._differs(line, "type", f"{what} where the rules core writes nothing: the next line must "
                                         "be a move, a missed deadline, a forfeit or a stop"))
@@ -287,6 +285,37 @@ class _Certifier:
         cut = f"; line {self.cut_line} is cut off" if self.cut_line else ""
         return Verdict("incomplete", f"the record ends at line {last}, {why}, with no result{cut}: it was cut short, or "
                        "the referee stopped before the match ended; every line before reproduces", last)
+
+
+def is_input(entry: dict[str, Any]) -> bool:
+    """The record line names something that came from outside the rules core: a seat's move, a missed deadline,
+    a forfeit or a server's stop. Every other line is one the rules core writes itself."""
+    kind = entry.get("type")
+    return kind in ("action", "forfeit", "stopped") or (kind == "event" and entry.get("kind") == "TIMED_OUT")
+
+
+def feed(match: Match, entry: dict[str, Any]) -> list[Event]:
+    """Give ``match`` the input a record line names (``is_input``) and return the events it makes: how a certified
+    replay and a restarted referee (``referee.resume``) bring a match to where its record stops.
+
+    :raises IllegalAction: the rules core refuses the recorded move. :raises KeyError, TypeError, ValueError,
+        InvalidAction: the line is not well formed.
+    """
+    kind = entry["type"]
+    if kind == "action":
+        seat = int(entry["seat"])
+        if not entry["timed_out"]:
+            return match.submit(seat, action_from_json(entry["action"]))
+        if match.on_autopilot(seat):
+            return match.autoplay(seat)
+        return match.timeout(seat)  # a record without TIMED_OUT lines (written before rules hashes)
+    if kind == "event" and entry.get("kind") == "TIMED_OUT":
+        return match.timeout(int(entry["seat"]))
+    if kind == "forfeit":
+        return match.forfeit(entry["with"] if "with" in entry else entry["seat"], str(entry["reason"]))
+    if kind == "stopped":
+        return match.stop(str(entry["reason"]))
+    raise ValueError(f"a {kind} line is not an input to the rules core")
 
 
 def _what(entry: dict[str, Any]) -> str:

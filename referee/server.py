@@ -26,17 +26,24 @@ from referee.evaluate import evaluate
 from referee.limits import DEFAULT_LIMITS, LimitExceeded, ServerLimits, check_options, check_range, check_text, shown
 from referee.logs import get_logger
 from referee.match import MatchConfig
-from referee.session import DEFAULT_TIME, Connection, MatchSession, TimeControl
+from referee.resume import RESTARTED, Unresumable, mark_aborted, recover, token_digest, unfinished_records
+from referee.search.service import SERVICE_NAME as SEARCH_SERVICE
+from referee.search.service import add_search_service
+from referee.session import DEFAULT_TIME, OUTBOX_LIMIT, Connection, MatchSession, TimeControl
 from referee.variants import all_variants, find
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-__all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION", "server_credentials"]
+__all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION", "server_credentials",
+           "UNFINISHED_MODES"]
 
 VERSION = "0.1.0"
 JOIN_TIMEOUT_S = 10.0
 REASON_KEY = "rummy-reason"  # trailing metadata carrying the stable reason code
 SEAT_HANDOVER_S = 1.0  # how long a second join on a live seat waits for the first stream to close
+# What a starting referee does with the matches its records folder shows unfinished (it was killed mid-match):
+# take them up again (their bots rejoin with their tokens), end them as aborted, or leave the records as they are.
+UNFINISHED_MODES = ("resume", "abort", "leave")
 
 # One table maps the referee's exceptions to gRPC status codes.
 STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
@@ -58,7 +65,7 @@ async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> N
 
 class RefereeService(pb_grpc.RefereeServicer):
     def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
-                 default_time: TimeControl = DEFAULT_TIME, keep_finished: int = 10_000,
+                 default_time: TimeControl = DEFAULT_TIME, keep_finished: int | None = None,
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None) -> None:
         self.records_dir = records_dir
         self._admin_token = admin_token.encode() if admin_token else None  # None: admin calls are open
@@ -66,11 +73,12 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
-        self.keep_finished = keep_finished
+        self.keep_finished = keep_finished if keep_finished is not None else limits.max_finished_kept
         self.sessions: dict[str, MatchSession] = {}
         self.finished: list[str] = []
         self.bots: dict[str, Connection] = {}  # bot token -> its live connection
         self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
+        self.waiting_digest: dict[str, list[tuple[MatchSession, int]]] = {}  # the same for resumed matches, by digest
         self.tasks: set[asyncio.Task[None]] = set()
         self.log = get_logger(component="server")
 
@@ -204,10 +212,51 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     def _finished(self, session: MatchSession) -> None:
         self.finished.append(session.match_id)
-        for token, seats in list(self.waiting.items()):
-            self.waiting[token] = [(s, i) for s, i in seats if s is not session]
+        for waiting in (self.waiting, self.waiting_digest):
+            for token, seats in list(waiting.items()):
+                if left := [(s, i) for s, i in seats if s is not session]:
+                    waiting[token] = left
+                else:
+                    del waiting[token]
         while len(self.finished) > self.keep_finished:
             self.sessions.pop(self.finished.pop(0), None)
+
+    def recover_unfinished(self, mode: str = "resume") -> list[MatchSession]:
+        """At start: the matches this referee's records folder shows unfinished (a referee killed mid-match) are
+        resumed from their records (``referee.resume``), or, in mode "abort" or when a record cannot be resumed,
+        ended with an ``aborted`` line whose reason starts "referee restarted:". Returns the resumed sessions."""
+        if not self.records_dir or mode == "leave":
+            return []
+        resumed = []
+        for path in unfinished_records(self.records_dir):
+            try:
+                found = recover(path)
+            except Exception as exc:  # a record the recovery does not foresee is ended, never fatal to the start
+                found = Unresumable(path, path.stem, f"its record cannot be recovered ({type(exc).__name__}: {exc})")
+            if found is None:
+                continue
+            if isinstance(found, Unresumable) or mode == "abort":
+                why = found.reason if isinstance(found, Unresumable) else "it does not resume matches (--unfinished abort)"
+                mark_aborted(path, f"{RESTARTED}: {why}")
+                self.log.warning("match_not_resumed", match_id=found.match_id, reason=why)
+                continue
+            try:
+                session = MatchSession(found.match_id, found.config, list(found.seat_names), [""] * found.config.seats,
+                                       MatchSession.time_control_from(found.time_control, self.default_time),
+                                       on_finish=self._finished, limits=self.limits, resume=found)
+            except Exception as exc:
+                mark_aborted(path, f"{RESTARTED}: its record does not replay ({type(exc).__name__}: {exc})")
+                self.log.exception("match_not_resumed", match_id=found.match_id)
+                continue
+            self.sessions[session.match_id] = session
+            for seat, s in enumerate(session.seats):
+                if s.bot_token_hash:
+                    self.waiting_digest.setdefault(s.bot_token_hash, []).append((session, seat))
+            self.track(session)
+            resumed.append(session)
+            self.log.info("match_resumed", match_id=session.match_id, restart=found.restarts + 1,
+                          moves=len(found.inputs))
+        return resumed
 
     async def _session(self, match_id: str, context: grpc.aio.ServicerContext) -> MatchSession:
         """The match named by ``match_id``, or the call ends ``INVALID_ARGUMENT`` (an overlong id) or ``NOT_FOUND``."""
@@ -299,10 +348,16 @@ class RefereeService(pb_grpc.RefereeServicer):
                          f"a Join's names are at most {self.limits.max_name_length} characters and its tokens "
                          f"{self.limits.max_id_length}")
             return
+        if len(join.resume) > self.limits.max_live_matches:
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_RESUME",
+                         f"a Join names at most {self.limits.max_live_matches} matches to resume, not {len(join.resume)}")
+            return
+        resume = {p.match_id: p.last_seq for p in join.resume}
         if cred == "seat":
             session = await self._session(join.seat.match_id, context)
+            digest = token_digest(join.seat.token)  # a resumed match knows its seat tokens only by their digests
             seat = next((i for i, s in enumerate(session.seats)
-                         if s.token and hmac.compare_digest(s.token, join.seat.token)), None)
+                         if s.token_hash and hmac.compare_digest(s.token_hash, digest)), None)
             if seat is None:  # a wrong token and another match's token alike: the referee never says which
                 await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "BAD_SEAT_TOKEN",
                              "that token is not a seat of this match: a token plays only its own seat")
@@ -317,7 +372,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                              "it has closed (within the grace period)")
                 return
             conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
-            session.attach(seat, conn)
+            session.seats[seat].token = session.seats[seat].token or join.seat.token
+            session.attach(seat, conn, resume.get(session.match_id, resume.get("")))
         elif cred == "bot_token" and join.bot_token:
             old = self.bots.get(join.bot_token)
             if old is not None and not old.closed:
@@ -325,16 +381,18 @@ class RefereeService(pb_grpc.RefereeServicer):
             conn.bot_token = join.bot_token
             self.bots[join.bot_token] = conn
             conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
-            for session, seat in self.waiting.pop(join.bot_token, []):
+            claimed = self.waiting.pop(join.bot_token, []) + self.waiting_digest.pop(token_digest(join.bot_token), [])
+            for session, seat in claimed:
                 if not session.done.is_set():
-                    session.attach(seat, conn)
-            # reconnect: seats this token held in running matches
+                    session.seats[seat].bot_token = join.bot_token  # a resumed match knew only its digest
+                    session.attach(seat, conn, resume.get(session.match_id))
+            # reconnect: seats this token held in running matches (the old stream may not have closed yet)
             for session in self.sessions.values():
                 if session.done.is_set():
                     continue
                 for seat, s in enumerate(session.seats):
-                    if s.bot_token == join.bot_token and s.conn is None:
-                        session.attach(seat, conn)
+                    if s.bot_token == join.bot_token and s.conn is not conn and (s.conn is None or s.conn.closed):
+                        session.attach(seat, conn, resume.get(session.match_id))
         else:
             await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "NO_CREDENTIAL", "Join needs a seat token or a bot token")
             return
@@ -359,7 +417,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                     session = self.sessions.get(msg.action.match_id)
                     if session is not None:
                         session.deliver(conn, msg.action.request_id, msg.action.action)
-                    else:
+                    elif conn.out.qsize() < OUTBOX_LIMIT:
                         conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
                             match_id=msg.action.match_id[:self.limits.max_id_length], request_id=msg.action.request_id,
                             code="NO_SUCH_MATCH", message=f"no match {shown(msg.action.match_id)} on this connection")))
@@ -401,18 +459,22 @@ def _client(context: grpc.aio.ServicerContext) -> str:
 async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
                         default_time: TimeControl = DEFAULT_TIME, limits: ServerLimits = DEFAULT_LIMITS,
                         admin_token: str | None = None, credentials: grpc.ServerCredentials | None = None,
-                        ) -> tuple[grpc.aio.Server, int, RefereeService]:
+                        unfinished: str = "leave") -> tuple[grpc.aio.Server, int, RefereeService]:
     """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service.
-    ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only."""
+    ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only;
+    ``unfinished``: what to do with unfinished records in ``records_dir`` before serving (``UNFINISHED_MODES``)."""
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", limits.max_message_bytes)])
     service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
+    service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
     pb_grpc.add_RefereeServicer_to_server(service, server)
+    add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown, never changes a match
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("rummy.referee.v1.Referee", health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(SEARCH_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME)
+             SEARCH_SERVICE, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
     port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)
     await server.start()
@@ -425,8 +487,9 @@ class EmbeddedReferee:
     def __init__(self, records_dir: str | Path | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1",
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
-                 credentials: grpc.ServerCredentials | None = None) -> None:
+                 credentials: grpc.ServerCredentials | None = None, unfinished: str = "leave") -> None:
         self.records_dir = str(records_dir) if records_dir else None
+        self.unfinished = unfinished
         self.admin_token = admin_token
         self.credentials = credentials
         self.limits = limits
@@ -450,7 +513,7 @@ class EmbeddedReferee:
             async def boot() -> None:
                 self._server, port, self.service = await create_server(
                     f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits,
-                    self.admin_token, self.credentials)
+                    self.admin_token, self.credentials, self.unfinished)
                 self.address = f"{self.host}:{port}"
                 ready.set()
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from array import array
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
 
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction
@@ -20,6 +21,8 @@ from referee.limits import DEFAULT_LIMITS, ServerLimits
 from referee.logs import get_logger
 from referee.match import Match, MatchConfig
 from referee.records import RecordWriter
+from referee.replay import feed
+from referee.resume import RESUMED, Unfinished, token_digest
 from referee.variants.base import Event
 from rummy.referee.v1 import referee_pb2 as pb
 
@@ -37,6 +40,8 @@ class TimeControl:
 
 DEFAULT_TIME = TimeControl()
 INBOX_LIMIT = 64  # answers a seat may have waiting; more are dropped as flooding
+OUTBOX_LIMIT = 4096  # messages waiting for a slow reader past which rejections are no longer sent (a flood's echo)
+RESTART_REQUESTS = 2**32  # request ids after the n-th restart start at n * 2**32: never one seen before
 
 
 class Connection:
@@ -79,6 +84,10 @@ class _Seat:
     attached: asyncio.Event = field(default_factory=asyncio.Event)
     bank_left_ms: int = 0
     stats: SeatStats = field(default_factory=SeatStats)
+    token_hash: str = ""  # what the record keeps of the seat token (``token_digest``): a rejoin is checked with it
+    bot_token_hash: str = ""
+    log: array[int] = field(default_factory=lambda: array("I"))  # the seat's events, by dispatch index: seq = i + 1
+    dropped_at: float | None = None  # when its stream went (the grace period runs from here)
 
 
 class MatchSession:
@@ -95,6 +104,7 @@ class MatchSession:
         on_finish: Callable[[MatchSession], None] | None = None,
         limits: ServerLimits = DEFAULT_LIMITS,
         client: str = "",
+        resume: Unfinished | None = None,
     ) -> None:
         self.match_id = match_id
         self.time = time_control
@@ -102,54 +112,119 @@ class MatchSession:
         self.client = client  # the address that created it (per-client limits)
         self.writer: RecordWriter | None = None
         self._early: list[dict] = []  # type: ignore[type-arg]
-        self.match = Match(config, on_record=self._record)  # raises InvalidOption before any file is made
-        if records_dir:
-            self.writer = RecordWriter(records_dir, match_id, {"seat_names": seat_names}, max_bytes=limits.max_record_bytes)
-            for entry in self._early:
-                self.writer.write(entry)
-            self.writer.flush()
-        self._early = []
-        self.seats = [
-            _Seat(secrets.token_urlsafe(18) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
-            for s, bt in enumerate(bot_tokens)
-        ]
+        self._skip = 0  # resuming: lines the record has already, which the replay makes again
         self.status: int = pb.MATCH_STATUS_WAITING
         self.watchers: list[asyncio.Queue[pb.MatchEvent | None]] = []
         self.done = asyncio.Event()
         self.sequence = 0
+        self._sent: list[tuple[Event, int]] = []  # every event dispatched, with its hand: what a rejoin resends
+        self._hand_results: dict[int, pb.HandResult] = {}  # by the sequence of its HAND_ENDED event
         self.request_seat: dict[int, int] = {}
         self._next_request = 1
         self._on_finish = on_finish
         self.log = get_logger(match_id=match_id, variant=config.variant)
         self.result: pb.MatchResult | None = None
+        self.resumed = resume is not None
+        if resume is not None:
+            self._resume(resume, config, seat_names)
+            return
+        self.seats = [
+            _Seat(secrets.token_urlsafe(18) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
+            for s, bt in enumerate(bot_tokens)
+        ]
+        for s in self.seats:
+            s.token_hash = token_digest(s.token) if s.token else ""
+            s.bot_token_hash = token_digest(s.bot_token) if s.bot_token else ""
+        self.match = Match(config, on_record=self._record)  # raises InvalidOption before any file is made
+        if records_dir:
+            header = {"seat_names": seat_names, "seat_token_sha256": [s.token_hash for s in self.seats],
+                      "bot_token_sha256": [s.bot_token_hash for s in self.seats], "time_control": asdict(time_control)}
+            self.writer = RecordWriter(records_dir, match_id, header, max_bytes=limits.max_record_bytes)
+            for entry in self._early:
+                self.writer.write(entry)
+            self.writer.flush()
+        self._early = []
+
+    def _resume(self, resume: Unfinished, config: MatchConfig, seat_names: list[str]) -> None:
+        """Take a match up again from its record (``referee.resume.recover``): replay its inputs into a new
+        ``Match``, dispatching their events to no one, so each seat's event log and seq stand where they stood;
+        then append a ``resumed`` line and play on. The seats rejoin with their old tokens (checked against the
+        record's digests); time banks start full again."""
+        self.seats = [_Seat("", name, "", bank_left_ms=self.time.bank_ms, token_hash=sd, bot_token_hash=bd)
+                      for name, sd, bd in zip(seat_names, resume.seat_token_digests, resume.bot_token_digests, strict=True)]
+        self.writer = RecordWriter(resume.path.parent, resume.path.stem, max_bytes=self.limits.max_record_bytes)
+        self.writer.size = resume.path.stat().st_size  # the size limit is on the whole record
+        self._skip = resume.lines
+        self.match = Match(config, on_record=self._record)
+        for entry in resume.inputs:
+            self._dispatch(feed(self.match, entry))
+        if self._skip:
+            raise ValueError(f"the replay made {resume.lines - self._skip} of the record's {resume.lines} lines")
+        restart = resume.restarts + 1
+        self._next_request = restart * RESTART_REQUESTS + 1
+        self._record({"type": RESUMED, "restart": restart, "at": round(time.time(), 3)})
+        self.writer.flush()
+
+    @staticmethod
+    def time_control_from(saved: Mapping[str, int], default: TimeControl = DEFAULT_TIME) -> TimeControl:
+        """The time control a record's header saved (``asdict``), over ``default`` for what it lacks."""
+        known = {f.name for f in fields(TimeControl)}
+        return TimeControl(**{**asdict(default), **{k: int(v) for k, v in saved.items() if k in known}})
 
     # ------------------------------------------------------------ connections
 
     def _record(self, entry: dict) -> None:  # type: ignore[type-arg]
+        if self._skip:  # resuming: the record has this line already
+            self._skip -= 1
+            return
         if self.writer is not None:
             self.writer.write(entry)
         else:
             self._early.append(entry)
 
-    def attach(self, seat: int, conn: Connection) -> None:
-        """A connection takes the seat (first join, or a reconnect within the grace period)."""
+    def attach(self, seat: int, conn: Connection, last_seq: int | None = None) -> None:
+        """A connection takes the seat (first join, or a rejoin within the grace period). ``last_seq``: the last
+        event seq the client handled; the seat's events after it are resent (None: nothing is resent). Then the
+        pending request, if it is this seat's, with the time it has left."""
         s = self.seats[seat]
         s.conn = conn
+        s.dropped_at = None
         conn.seats.add((self.match_id, seat))
         s.attached.set()
         m = self.match
         tc = pb.TimeControl(per_move_ms=self.time.per_move_ms, bank_ms=self.time.bank_ms, grace_ms=self.time.grace_ms)
         conn.send(pb.RefereeMessage(seated=pb.Seated(
             match_id=self.match_id, seat=seat, variant=m.variant.name, options=dict(m.config.options),
-            seats=m.config.seats, teams=list(m.teams), time_control=tc)))
-        self.log.info("seat_attached", seat=seat, name=s.name)
+            seats=m.config.seats, teams=list(m.teams), time_control=tc, last_seq=len(s.log))))
+        self.log.info("seat_attached", seat=seat, name=s.name, last_seq=last_seq, seq=len(s.log))
+        if last_seq is not None:
+            self._resend(seat, conn, last_seq)
         if self._current is not None and self._current[1] == seat:
-            conn.send(self._current[2])  # resume: the pending request again
+            again = pb.RefereeMessage()
+            again.CopyFrom(self._current[2])  # the pending request again, as it was, with the time left now
+            again.decision.time_left_ms = max(0, int((self._deadline - time.monotonic()) * 1000))
+            conn.send(again)
+
+    def _resend(self, seat: int, conn: Connection, last_seq: int) -> None:
+        """The seat's events after seq ``last_seq``, each with the HandResult that followed it."""
+        log = self.seats[seat].log
+        for n in range(max(0, last_seq), len(log)):
+            i = log[n]
+            event, hand = self._sent[i]
+            msg = pb.RefereeMessage(event=codec.event_to_pb(event, self.match_id, i + 1, hand))
+            msg.event.seq = n + 1
+            conn.send(msg)
+            hr = self._hand_results.get(i + 1)
+            if hr is not None:
+                out = pb.RefereeMessage(hand_result=hr)
+                out.hand_result.seq = n + 1
+                conn.send(out)
 
     def detach(self, conn: Connection) -> None:
         for seat, s in enumerate(self.seats):
             if s.conn is conn:
                 s.conn = None
+                s.dropped_at = time.monotonic()
                 s.attached.clear()
                 s.inbox.put_nowait(None)
                 self.log.warning("seat_disconnected", seat=seat)
@@ -174,7 +249,8 @@ class MatchSession:
 
     # ------------------------------------------------------------ the match loop
 
-    _current: tuple[int, int, pb.RefereeMessage] | None = None
+    _current: tuple[int, int, pb.RefereeMessage] | None = None  # the open request: its id, seat and message
+    _deadline = 0.0  # and its deadline (time.monotonic)
     task: asyncio.Task[None] | None = None
 
     def abort(self, reason: str) -> None:
@@ -188,7 +264,7 @@ class MatchSession:
 
     async def run(self) -> None:
         try:
-            await self._wait_for_seats()
+            await self._wait_for_seats("did not rejoin after the referee restarted" if self.resumed else "never connected")
             self.status = pb.MATCH_STATUS_RUNNING
             self.log.info("match_started", seats=[s.name for s in self.seats])
             ends_at = time.monotonic() + self.limits.max_match_seconds
@@ -219,17 +295,21 @@ class MatchSession:
                 self._record({"type": "aborted", "reason": "referee error"})
             self._finish(pb.MATCH_STATUS_ABORTED, reason="referee error")
 
-    async def _wait_for_seats(self) -> None:
-        """Wait up to the connect time for every seat; those still missing forfeit together (they tie)."""
-        waits = [asyncio.ensure_future(s.attached.wait()) for s in self.seats]
+    async def _wait_for_seats(self, reason: str) -> None:
+        """Wait up to the connect time for every seat still playing; those still missing forfeit together (they
+        tie)."""
+        playing = [seat for seat in range(len(self.seats)) if not self.match.on_autopilot(seat)]
+        waits = [asyncio.ensure_future(self.seats[seat].attached.wait()) for seat in playing]
         try:
-            await asyncio.wait(waits, timeout=self.time.connect_ms / 1000)
+            if waits:
+                await asyncio.wait(waits, timeout=self.time.connect_ms / 1000)
         finally:
             for w in waits:
                 w.cancel()
-        missing = [seat for seat, s in enumerate(self.seats) if not s.attached.is_set()]
+        # a seat that came and went is not missing: its grace period runs from when it went
+        missing = [seat for seat in playing if not self.seats[seat].attached.is_set() and self.seats[seat].dropped_at is None]
         if missing:
-            self._dispatch(self.match.forfeit(missing, "never connected"))
+            self._dispatch(self.match.forfeit(missing, reason))
 
     async def _ask(self, seat: int) -> None:
         s = self.seats[seat]
@@ -244,10 +324,11 @@ class MatchSession:
         d = self.match.pending()
         assert d is not None
         view = codec.view_to_pb(self.match.view(seat))
-        legal = [codec.action_to_pb(a) for a in self.match.legal_actions(seat)]
+        legal = codec.actions_to_pb(self.match.legal_actions(seat))
         budget_ms = self.time.per_move_ms + s.bank_left_ms
         started = time.monotonic()
         deadline = started + budget_ms / 1000
+        self._deadline = deadline
 
         def request(left_ms: int) -> pb.RefereeMessage:
             return pb.RefereeMessage(decision=pb.DecisionRequest(
@@ -276,10 +357,10 @@ class MatchSession:
                 if item is None:  # the connection dropped, or the seat resigned
                     if self.match.on_autopilot(seat):
                         return
-                    if not await self._await_reconnect(seat):
+                    if await self._await_reconnect(seat, deadline) is False:
                         self._dispatch(self.match.forfeit(seat, "disconnected"))
                         return
-                    continue
+                    continue  # back (the request is sent again), or the move's clock ran out first: its default move
                 got_rid, action_pb = item
                 refusal: tuple[int, str, str] | None = None
                 if got_rid != rid:
@@ -311,12 +392,17 @@ class MatchSession:
         finally:
             self._current = None
 
-    async def _await_reconnect(self, seat: int) -> bool:
+    async def _await_reconnect(self, seat: int, deadline: float | None = None) -> bool | None:
+        """Wait for a gone seat to rejoin within its grace period, counted from when its stream went. True: it is
+        back; False: the grace period is over (it forfeits); None: the move's ``deadline`` came first (the clock
+        of a move runs on while its seat is away; the grace period goes on into its next turn)."""
         s = self.seats[seat]
+        grace_ends = (s.dropped_at if s.dropped_at is not None else time.monotonic()) + self.time.grace_ms / 1000
+        ends = grace_ends if deadline is None else min(grace_ends, deadline)
         try:
-            await asyncio.wait_for(s.attached.wait(), self.time.grace_ms / 1000)
+            await asyncio.wait_for(s.attached.wait(), max(0.0, ends - time.monotonic()))
         except TimeoutError:
-            return False
+            return False if ends == grace_ends else None
         while not s.inbox.empty():  # drop the disconnect marker
             item = s.inbox.get_nowait()
             if item is not None:
@@ -325,7 +411,7 @@ class MatchSession:
         return True
 
     def _reject(self, s: _Seat, rid: int, code: str, message: str) -> None:
-        if s.conn is not None:
+        if s.conn is not None and s.conn.out.qsize() < OUTBOX_LIMIT:
             s.conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=self.match_id, request_id=rid, code=code,
                                                                      message=message)))
 
@@ -338,18 +424,26 @@ class MatchSession:
             if e.kind == "HAND_STARTED":
                 hand = e.count
             msg = codec.event_to_pb(e, self.match_id, self.sequence, hand)
+            self._sent.append((e, hand))
             for seat, s in enumerate(self.seats):
-                if s.conn is not None and e.visible_to(seat):
-                    s.conn.send(pb.RefereeMessage(event=msg))
+                if e.visible_to(seat):
+                    s.log.append(self.sequence - 1)
+                    if s.conn is not None:
+                        out = pb.RefereeMessage(event=msg)
+                        out.event.seq = len(s.log)  # per seat: what a rejoin names to be sent what it missed
+                        s.conn.send(out)
             if e.public:
                 for w in self.watchers:
                     w.put_nowait(msg)
             if e.kind == "HAND_ENDED":
                 g = self.match.game
                 hr = codec.hand_result_to_pb(g.history[-1], self.match_id, g.hands_played, g.totals)
+                self._hand_results[self.sequence] = hr
                 for s in self.seats:
                     if s.conn is not None:
-                        s.conn.send(pb.RefereeMessage(hand_result=hr))
+                        res = pb.RefereeMessage(hand_result=hr)
+                        res.hand_result.seq = len(s.log)
+                        s.conn.send(res)
         if self.writer is not None:
             self.writer.flush()  # once per move, not per line: the record's writes stay off the hot path
 
@@ -377,6 +471,12 @@ class MatchSession:
                 s.conn.seats.discard((self.match_id, seat))
         for w in self.watchers:
             w.put_nowait(None)
+        # a finished match takes no rejoins and is asked only for its result: what is kept of it until the server
+        # forgets it (--max-finished-kept) is small; its events are all in its record
+        self._sent, self._hand_results = [], {}
+        for s in self.seats:
+            s.log = array("I")
+        m.log.clear()
         if self.writer is not None:
             self.writer.close()
         self.log.info("match_finished", reason=result.reason, totals=list(result.totals),

@@ -3,3 +3,4 @@ export * from "./sdk";
 export * from "./cards";
 export * from "./protocol";
 export { greedyIndian, keepValues } from "./policies/indian";
+export * from "./search";

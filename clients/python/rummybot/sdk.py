@@ -88,82 +88,175 @@ def tls_credentials(root_cert: str | None = None, client_cert: str | None = None
                                         certificate_chain=read(client_cert))
 
 
+RECONNECTS = 8  # a dropped stream is joined again this many times in a row (backoff 0.1 s doubling to 2 s: ~9 s)
+
+
+def _retryable(exc: grpc.aio.AioRpcError) -> bool:
+    """The stream dropped (the network, a proxy, a referee restarting: ``UNAVAILABLE``, or ``INTERNAL`` for a
+    message sent on a connection already gone), or the seat's old stream is still seen as live: worth joining
+    again. Anything else (a wrong token, a match that is over) is final."""
+    if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL):
+        return True
+    return exc.code() == grpc.StatusCode.PERMISSION_DENIED and (exc.details() or "").startswith("SEAT_TAKEN")
+
+
 async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id: str | None = None,
                   token: str | None = None, max_matches: int | None = None,
-                  credentials: grpc.ChannelCredentials | None = None) -> list[pb.MatchResult]:
+                  credentials: grpc.ChannelCredentials | None = None, reconnects: int = RECONNECTS,
+                  backoff_s: float = 0.1) -> list[pb.MatchResult]:
     """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end.
-    ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext."""
-    outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
-    if bot_token:
-        join = pb.Join(bot_token=bot_token, bot_name=getattr(bot, "name", "bot"), sdk=SDK_VERSION)
-    elif match_id and token:
-        join = pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token), bot_name=getattr(bot, "name", "bot"),
-                       sdk=SDK_VERSION)
-    else:
-        raise ValueError("give a bot token, or a match id and a seat token")
-    outbox.put_nowait(pb.PlayerMessage(join=join))
-    results: list[pb.MatchResult] = []
-    views: dict[int, tuple[SeatView, list[Action], Request]] = {}
-    tasks: set[asyncio.Task[None]] = set()
+    ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext.
 
-    async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
-        while (m := await outbox.get()) is not None:
-            yield m
+    A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row with a doubling
+    backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
+    what was missed and the pending request. The bot sees every event once, in order, and each decision once; an
+    answer the referee may not have received is sent again when it asks again."""
+    if not bot_token and not (match_id and token):
+        raise ValueError("give a bot token, or a match id and a seat token")
+    name = getattr(bot, "name", "bot")
+    results: list[pb.MatchResult] = []
+    views: dict[tuple[str, int], tuple[SeatView, list[Action], Request]] = {}
+    answers: dict[tuple[str, int], pb.PlayerMessage] = {}  # sent, not yet accepted: sent again if asked again
+    deciding: dict[tuple[str, int], asyncio.Task[None]] = {}
+    last_seq: dict[str, int] = {}
+    seated: set[str] = set()
+    finished: set[str] = set()
+    outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()  # the current stream's
+    attempts = 0  # joins in a row that failed
+
+    def join_message() -> pb.PlayerMessage:
+        resume = [pb.ResumePoint(match_id=m, last_seq=last_seq.get(m, 0)) for m in sorted(seated - finished)]
+        if bot_token:
+            join = pb.Join(bot_token=bot_token, bot_name=name, sdk=SDK_VERSION, resume=resume)
+        else:
+            join = pb.Join(seat=pb.SeatCredential(match_id=match_id or "", token=token or ""), bot_name=name,
+                           sdk=SDK_VERSION, resume=resume)
+        return pb.PlayerMessage(join=join)
 
     def send(request: Request, action: Action) -> None:
-        outbox.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
-            match_id=request.match_id, request_id=request.request_id, action=codec.action_to_pb(action))))
+        msg = pb.PlayerMessage(action=pb.ActionMessage(
+            match_id=request.match_id, request_id=request.request_id, action=codec.action_to_pb(action)))
+        answers[(request.match_id, request.request_id)] = msg
+        outbox.put_nowait(msg)
 
     async def answer(view: SeatView, legal: list[Action], request: Request) -> None:
-        if inspect.iscoroutinefunction(bot.decide):
-            action = await bot.decide(view, legal, request)
-        else:
-            action = await asyncio.to_thread(bot.decide, view, legal, request)
-        send(request, action)
+        try:
+            if inspect.iscoroutinefunction(bot.decide):
+                action = await bot.decide(view, legal, request)
+            else:
+                action = await asyncio.to_thread(bot.decide, view, legal, request)
+            send(request, action)
+        finally:
+            deciding.pop((request.match_id, request.request_id), None)
 
-    channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
-    async with channel_cm as channel:
+    def forget(match: str) -> None:
+        for table in (views, answers):
+            for key in [k for k in table if k[0] == match]:
+                del table[key]
+
+    async def play_stream(channel: grpc.aio.Channel) -> bool:
+        """One Play stream; True when the bot is done (the referee closed the stream, or the matches are over)."""
+        nonlocal attempts
         stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+
+        async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
+            q = outbox
+            while (m := await q.get()) is not None:
+                yield m
+
         call = stub.Play(outgoing())
         try:
             async for msg in call:
                 body = msg.WhichOneof("body")
                 if body == "decision":
                     d = msg.decision
+                    key = (d.match_id, d.request_id)
+                    if key in answers:  # asked again after a rejoin: it never got the answer
+                        outbox.put_nowait(answers[key])
+                        continue
+                    if key in deciding:  # still deciding: the answer goes out on this stream
+                        continue
                     view = codec.view_from_pb(d.view)
                     legal = [codec.action_from_pb(a) for a in d.legal_actions]
                     request = Request(d.match_id, d.request_id, view.seat, d.time_left_ms, d)
-                    views[d.request_id] = (view, legal, request)
-                    task = asyncio.get_running_loop().create_task(answer(view, legal, request))
-                    tasks.add(task)
-                    task.add_done_callback(tasks.discard)
+                    views[key] = (view, legal, request)
+                    deciding[key] = asyncio.get_running_loop().create_task(answer(view, legal, request))
                 elif body == "rejected":
                     r = msg.rejected
-                    if r.request_id in views:
-                        view, legal, request = views[r.request_id]
+                    key = (r.match_id, r.request_id)
+                    answers.pop(key, None)
+                    if key in views:
+                        view, legal, request = views[key]
                         retry = bot.on_rejected(view, legal, r.code, r.message)
                         if retry is not None:
                             send(request, retry)
                 elif body == "accepted":
-                    views.pop(msg.accepted.request_id, None)
+                    key = (msg.accepted.match_id, msg.accepted.request_id)
+                    views.pop(key, None)
+                    answers.pop(key, None)
+                elif body == "welcome":
+                    attempts = 0  # joined: a later drop gets its full count of retries again
                 elif body == "seated":
-                    if hasattr(bot, "on_seated"):
-                        bot.on_seated(msg.seated)
+                    if msg.seated.match_id not in seated:  # a rejoin seats it again: the bot hears of it once
+                        seated.add(msg.seated.match_id)
+                        if hasattr(bot, "on_seated"):
+                            bot.on_seated(msg.seated)
                 elif body == "event":
+                    e = msg.event
+                    if e.seq:
+                        if e.seq <= last_seq.get(e.match_id, 0):
+                            continue  # resent after a rejoin, and seen before it
+                        last_seq[e.match_id] = e.seq
                     if hasattr(bot, "on_event"):
-                        bot.on_event(msg.event)
+                        bot.on_event(e)
                 elif body == "match_result":
+                    m = msg.match_result.match_id
+                    if m in finished:
+                        continue
+                    finished.add(m)
+                    forget(m)
                     results.append(msg.match_result)
                     if hasattr(bot, "on_match_result"):
                         bot.on_match_result(msg.match_result)
                     if match_id or (max_matches is not None and len(results) >= max_matches):
-                        break
+                        return True
+            return True
         finally:
             outbox.put_nowait(None)
-            for t in tasks:
-                t.cancel()
             call.cancel()
-    return results
+
+    try:
+        while True:
+            outbox = asyncio.Queue()
+            outbox.put_nowait(join_message())
+            channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
+            try:
+                async with channel_cm as channel:
+                    if await play_stream(channel):
+                        return results
+            except grpc.aio.AioRpcError as exc:
+                if match_id and exc.code() == grpc.StatusCode.FAILED_PRECONDITION and \
+                        (exc.details() or "").startswith("MATCH_OVER") and match_id not in finished:
+                    await _fetch_result(bot, referee, credentials, match_id, results)  # it ended while we were away
+                    return results
+                if not _retryable(exc) or attempts >= reconnects:
+                    raise
+                attempts += 1
+                await asyncio.sleep(min(2.0, backoff_s * 2 ** (attempts - 1)))
+    finally:
+        for task in deciding.values():
+            task.cancel()
+
+
+async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredentials | None, match_id: str,
+                        results: list[pb.MatchResult]) -> None:
+    channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
+    async with channel_cm as channel:
+        stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        result = await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=10)
+    results.append(result)
+    if hasattr(bot, "on_match_result"):
+        bot.on_match_result(result)
 
 
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:

@@ -10,6 +10,8 @@ mode               what it does                                                d
 =================  ==========================================================  ===================================
 crash-at-start     exits with code 3 before connecting                         never connected: forfeits
 crash-mid-hand     plays 4 decisions, then dies (code 4)                       disconnected past grace: forfeits
+                                                                               (restarted and back within it: its
+                                                                               missed moves are played, it plays on)
 stall              connects and never answers                                  missed turns: default moves, then
                                                                                a forfeit (Indian: drops, IND-11)
 slow               answers each decision after its deadline                    the same; late answers are STALE

@@ -313,7 +313,7 @@ class Cards(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("match_id", "sequence", "kind", "seat", "cards", "meld_id", "count", "points", "text", "hand_number", "private")
+    __slots__ = ("match_id", "sequence", "kind", "seat", "cards", "meld_id", "count", "points", "text", "hand_number", "private", "seq")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -325,6 +325,7 @@ class MatchEvent(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     sequence: int
     kind: str
@@ -336,19 +337,30 @@ class MatchEvent(_message.Message):
     text: str
     hand_number: int
     private: bool
-    def __init__(self, match_id: _Optional[str] = ..., sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., meld_id: _Optional[int] = ..., count: _Optional[int] = ..., points: _Optional[int] = ..., text: _Optional[str] = ..., hand_number: _Optional[int] = ..., private: _Optional[bool] = ...) -> None: ...
+    seq: int
+    def __init__(self, match_id: _Optional[str] = ..., sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., meld_id: _Optional[int] = ..., count: _Optional[int] = ..., points: _Optional[int] = ..., text: _Optional[str] = ..., hand_number: _Optional[int] = ..., private: _Optional[bool] = ..., seq: _Optional[int] = ...) -> None: ...
 
 class Join(_message.Message):
-    __slots__ = ("seat", "bot_token", "bot_name", "sdk")
+    __slots__ = ("seat", "bot_token", "bot_name", "sdk", "resume")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     SDK_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
     seat: SeatCredential
     bot_token: str
     bot_name: str
     sdk: str
-    def __init__(self, seat: _Optional[_Union[SeatCredential, _Mapping]] = ..., bot_token: _Optional[str] = ..., bot_name: _Optional[str] = ..., sdk: _Optional[str] = ...) -> None: ...
+    resume: _containers.RepeatedCompositeFieldContainer[ResumePoint]
+    def __init__(self, seat: _Optional[_Union[SeatCredential, _Mapping]] = ..., bot_token: _Optional[str] = ..., bot_name: _Optional[str] = ..., sdk: _Optional[str] = ..., resume: _Optional[_Iterable[_Union[ResumePoint, _Mapping]]] = ...) -> None: ...
+
+class ResumePoint(_message.Message):
+    __slots__ = ("match_id", "last_seq")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    last_seq: int
+    def __init__(self, match_id: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class SeatCredential(_message.Message):
     __slots__ = ("match_id", "token")
@@ -393,7 +405,7 @@ class Welcome(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., server_version: _Optional[str] = ...) -> None: ...
 
 class Seated(_message.Message):
-    __slots__ = ("match_id", "seat", "variant", "options", "seats", "teams", "time_control")
+    __slots__ = ("match_id", "seat", "variant", "options", "seats", "teams", "time_control", "last_seq")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -408,6 +420,7 @@ class Seated(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     variant: str
@@ -415,7 +428,8 @@ class Seated(_message.Message):
     seats: int
     teams: _containers.RepeatedScalarFieldContainer[int]
     time_control: TimeControl
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[int] = ..., teams: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    last_seq: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[int] = ..., teams: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("match_id", "request_id", "phase", "view", "legal_actions", "time_left_ms", "bank_left_ms")
@@ -456,7 +470,7 @@ class ActionAccepted(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ...) -> None: ...
 
 class HandResult(_message.Message):
-    __slots__ = ("match_id", "hand_number", "points", "totals", "winner", "reason", "details")
+    __slots__ = ("match_id", "hand_number", "points", "totals", "winner", "reason", "details", "seq")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
@@ -464,6 +478,7 @@ class HandResult(_message.Message):
     WINNER_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     DETAILS_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand_number: int
     points: _containers.RepeatedScalarFieldContainer[int]
@@ -471,7 +486,8 @@ class HandResult(_message.Message):
     winner: int
     reason: str
     details: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., reason: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ...) -> None: ...
+    seq: int
+    def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., reason: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ..., seq: _Optional[int] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
     __slots__ = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result")

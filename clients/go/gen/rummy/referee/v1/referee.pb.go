@@ -6,6 +6,8 @@
 // DecisionRequest whenever the bot must choose; each carries the seat's complete view, the legal actions the
 // referee has listed, and a deadline. The bot answers with an Action echoing request_id. An illegal action gets
 // ActionRejected (a stable reason code and a message naming the rule); the bot may retry until the deadline.
+// A seat whose stream drops may Join again with its token within the grace period: it names the last event seq
+// it handled (Join.resume) and gets what it missed, then the pending DecisionRequest with the time left.
 //
 // Card text notation (logs, records, the CLI, Card.text): rank then suit: A 2 3 4 5 6 7 8 9 T J Q K and
 // S H D C, e.g. "QS", "TH", "2C"; "JK" is a printed joker.
@@ -1755,18 +1757,21 @@ func (x *Cards) GetCards() []*Card {
 }
 
 type MatchEvent struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	Sequence      uint64                 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
-	Kind          string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"` // DREW_STOCK, DISCARDED, MELDED, HAND_ENDED, ...
-	Seat          *uint32                `protobuf:"varint,4,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
-	Cards         []*Card                `protobuf:"bytes,5,rep,name=cards,proto3" json:"cards,omitempty"`
-	MeldId        *uint32                `protobuf:"varint,6,opt,name=meld_id,json=meldId,proto3,oneof" json:"meld_id,omitempty"`
-	Count         int32                  `protobuf:"varint,7,opt,name=count,proto3" json:"count,omitempty"`
-	Points        int64                  `protobuf:"varint,8,opt,name=points,proto3" json:"points,omitempty"`
-	Text          string                 `protobuf:"bytes,9,opt,name=text,proto3" json:"text,omitempty"`
-	HandNumber    uint32                 `protobuf:"varint,10,opt,name=hand_number,json=handNumber,proto3" json:"hand_number,omitempty"`
-	Private       bool                   `protobuf:"varint,11,opt,name=private,proto3" json:"private,omitempty"` // sent to some seats only
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	MatchId    string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Sequence   uint64                 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	Kind       string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"` // DREW_STOCK, DISCARDED, MELDED, HAND_ENDED, ...
+	Seat       *uint32                `protobuf:"varint,4,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	Cards      []*Card                `protobuf:"bytes,5,rep,name=cards,proto3" json:"cards,omitempty"`
+	MeldId     *uint32                `protobuf:"varint,6,opt,name=meld_id,json=meldId,proto3,oneof" json:"meld_id,omitempty"`
+	Count      int32                  `protobuf:"varint,7,opt,name=count,proto3" json:"count,omitempty"`
+	Points     int64                  `protobuf:"varint,8,opt,name=points,proto3" json:"points,omitempty"`
+	Text       string                 `protobuf:"bytes,9,opt,name=text,proto3" json:"text,omitempty"`
+	HandNumber uint32                 `protobuf:"varint,10,opt,name=hand_number,json=handNumber,proto3" json:"hand_number,omitempty"`
+	Private    bool                   `protobuf:"varint,11,opt,name=private,proto3" json:"private,omitempty"` // sent to some seats only
+	// Per seat: this seat's n-th event of the match, from 1, strictly increasing, the same across reconnects and
+	// referee restarts; a reconnecting client names the last one it handled (Join.resume). 0 on Watch.
+	Seq           uint64 `protobuf:"varint,12,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1878,15 +1883,26 @@ func (x *MatchEvent) GetPrivate() bool {
 	return false
 }
 
+func (x *MatchEvent) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 type Join struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Credential:
 	//
 	//	*Join_Seat
 	//	*Join_BotToken
-	Credential    isJoin_Credential `protobuf_oneof:"credential"`
-	BotName       string            `protobuf:"bytes,3,opt,name=bot_name,json=botName,proto3" json:"bot_name,omitempty"`
-	Sdk           string            `protobuf:"bytes,4,opt,name=sdk,proto3" json:"sdk,omitempty"` // e.g. "python/0.1.0", for logs
+	Credential isJoin_Credential `protobuf_oneof:"credential"`
+	BotName    string            `protobuf:"bytes,3,opt,name=bot_name,json=botName,proto3" json:"bot_name,omitempty"`
+	Sdk        string            `protobuf:"bytes,4,opt,name=sdk,proto3" json:"sdk,omitempty"` // e.g. "python/0.1.0", for logs
+	// Rejoining: per match, the last MatchEvent.seq this client handled. The referee resends that seat's events
+	// after it (and the HandResult after each resent HAND_ENDED), then the pending DecisionRequest if any. A match
+	// not named gets no resend. With a seat token, one entry (its match_id may be empty).
+	Resume        []*ResumePoint `protobuf:"bytes,5,rep,name=resume,proto3" json:"resume,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1960,6 +1976,13 @@ func (x *Join) GetSdk() string {
 	return ""
 }
 
+func (x *Join) GetResume() []*ResumePoint {
+	if x != nil {
+		return x.Resume
+	}
+	return nil
+}
+
 type isJoin_Credential interface {
 	isJoin_Credential()
 }
@@ -1976,6 +1999,58 @@ func (*Join_Seat) isJoin_Credential() {}
 
 func (*Join_BotToken) isJoin_Credential() {}
 
+type ResumePoint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	LastSeq       uint64                 `protobuf:"varint,2,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumePoint) Reset() {
+	*x = ResumePoint{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumePoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumePoint) ProtoMessage() {}
+
+func (x *ResumePoint) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumePoint.ProtoReflect.Descriptor instead.
+func (*ResumePoint) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ResumePoint) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+func (x *ResumePoint) GetLastSeq() uint64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
 type SeatCredential struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -1986,7 +2061,7 @@ type SeatCredential struct {
 
 func (x *SeatCredential) Reset() {
 	*x = SeatCredential{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[23]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2073,7 @@ func (x *SeatCredential) String() string {
 func (*SeatCredential) ProtoMessage() {}
 
 func (x *SeatCredential) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[23]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2086,7 @@ func (x *SeatCredential) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatCredential.ProtoReflect.Descriptor instead.
 func (*SeatCredential) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{23}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SeatCredential) GetMatchId() string {
@@ -2042,7 +2117,7 @@ type PlayerMessage struct {
 
 func (x *PlayerMessage) Reset() {
 	*x = PlayerMessage{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[24]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2054,7 +2129,7 @@ func (x *PlayerMessage) String() string {
 func (*PlayerMessage) ProtoMessage() {}
 
 func (x *PlayerMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[24]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2067,7 +2142,7 @@ func (x *PlayerMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerMessage.ProtoReflect.Descriptor instead.
 func (*PlayerMessage) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{24}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PlayerMessage) GetBody() isPlayerMessage_Body {
@@ -2129,7 +2204,7 @@ func (*PlayerMessage_Resign) isPlayerMessage_Body() {}
 type ActionMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	RequestId     uint64                 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId     uint64                 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"` // the DecisionRequest answered; any other (repeated, stale) is rejected STALE_REQUEST
 	Action        *Action                `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2137,7 +2212,7 @@ type ActionMessage struct {
 
 func (x *ActionMessage) Reset() {
 	*x = ActionMessage{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2149,7 +2224,7 @@ func (x *ActionMessage) String() string {
 func (*ActionMessage) ProtoMessage() {}
 
 func (x *ActionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2162,7 +2237,7 @@ func (x *ActionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionMessage.ProtoReflect.Descriptor instead.
 func (*ActionMessage) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{25}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ActionMessage) GetMatchId() string {
@@ -2195,7 +2270,7 @@ type Resign struct {
 
 func (x *Resign) Reset() {
 	*x = Resign{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[26]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2282,7 @@ func (x *Resign) String() string {
 func (*Resign) ProtoMessage() {}
 
 func (x *Resign) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[26]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2295,7 @@ func (x *Resign) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resign.ProtoReflect.Descriptor instead.
 func (*Resign) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{26}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Resign) GetMatchId() string {
@@ -2240,7 +2315,7 @@ type Welcome struct {
 
 func (x *Welcome) Reset() {
 	*x = Welcome{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[27]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2252,7 +2327,7 @@ func (x *Welcome) String() string {
 func (*Welcome) ProtoMessage() {}
 
 func (x *Welcome) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[27]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2265,7 +2340,7 @@ func (x *Welcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Welcome.ProtoReflect.Descriptor instead.
 func (*Welcome) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{27}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Welcome) GetBotName() string {
@@ -2292,13 +2367,14 @@ type Seated struct {
 	Seats         uint32                 `protobuf:"varint,5,opt,name=seats,proto3" json:"seats,omitempty"`
 	Teams         []uint32               `protobuf:"varint,6,rep,packed,name=teams,proto3" json:"teams,omitempty"`
 	TimeControl   *TimeControl           `protobuf:"bytes,7,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	LastSeq       uint64                 `protobuf:"varint,8,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"` // the seq of this seat's latest event so far (0 in a new match; more on a rejoin)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Seated) Reset() {
 	*x = Seated{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[28]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2310,7 +2386,7 @@ func (x *Seated) String() string {
 func (*Seated) ProtoMessage() {}
 
 func (x *Seated) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[28]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2323,7 +2399,7 @@ func (x *Seated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seated.ProtoReflect.Descriptor instead.
 func (*Seated) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{28}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Seated) GetMatchId() string {
@@ -2375,10 +2451,17 @@ func (x *Seated) GetTimeControl() *TimeControl {
 	return nil
 }
 
+func (x *Seated) GetLastSeq() uint64 {
+	if x != nil {
+		return x.LastSeq
+	}
+	return 0
+}
+
 type DecisionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	RequestId     uint64                 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId     uint64                 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"` // unique within the match, across reconnects and referee restarts; resent as is on a rejoin
 	Phase         Phase                  `protobuf:"varint,3,opt,name=phase,proto3,enum=rummy.referee.v1.Phase" json:"phase,omitempty"`
 	View          *SeatView              `protobuf:"bytes,4,opt,name=view,proto3" json:"view,omitempty"`
 	LegalActions  []*Action              `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"` // actions the referee knows to be legal; others may be legal too
@@ -2390,7 +2473,7 @@ type DecisionRequest struct {
 
 func (x *DecisionRequest) Reset() {
 	*x = DecisionRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[29]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2402,7 +2485,7 @@ func (x *DecisionRequest) String() string {
 func (*DecisionRequest) ProtoMessage() {}
 
 func (x *DecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[29]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2415,7 +2498,7 @@ func (x *DecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecisionRequest.ProtoReflect.Descriptor instead.
 func (*DecisionRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{29}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DecisionRequest) GetMatchId() string {
@@ -2479,7 +2562,7 @@ type ActionRejected struct {
 
 func (x *ActionRejected) Reset() {
 	*x = ActionRejected{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[30]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2491,7 +2574,7 @@ func (x *ActionRejected) String() string {
 func (*ActionRejected) ProtoMessage() {}
 
 func (x *ActionRejected) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[30]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2504,7 +2587,7 @@ func (x *ActionRejected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionRejected.ProtoReflect.Descriptor instead.
 func (*ActionRejected) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{30}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ActionRejected) GetMatchId() string {
@@ -2545,7 +2628,7 @@ type ActionAccepted struct {
 
 func (x *ActionAccepted) Reset() {
 	*x = ActionAccepted{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[31]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2640,7 @@ func (x *ActionAccepted) String() string {
 func (*ActionAccepted) ProtoMessage() {}
 
 func (x *ActionAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[31]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2653,7 @@ func (x *ActionAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionAccepted.ProtoReflect.Descriptor instead.
 func (*ActionAccepted) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{31}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ActionAccepted) GetMatchId() string {
@@ -2596,13 +2679,14 @@ type HandResult struct {
 	Winner        *uint32                `protobuf:"varint,5,opt,name=winner,proto3,oneof" json:"winner,omitempty"`
 	Reason        string                 `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	Details       []string               `protobuf:"bytes,7,rep,name=details,proto3" json:"details,omitempty"`
+	Seq           uint64                 `protobuf:"varint,8,opt,name=seq,proto3" json:"seq,omitempty"` // the seq of this hand's HAND_ENDED event for the seat it is sent to (0 in a MatchResult)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HandResult) Reset() {
 	*x = HandResult{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[32]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2614,7 +2698,7 @@ func (x *HandResult) String() string {
 func (*HandResult) ProtoMessage() {}
 
 func (x *HandResult) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[32]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2627,7 +2711,7 @@ func (x *HandResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandResult.ProtoReflect.Descriptor instead.
 func (*HandResult) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{32}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *HandResult) GetMatchId() string {
@@ -2679,6 +2763,13 @@ func (x *HandResult) GetDetails() []string {
 	return nil
 }
 
+func (x *HandResult) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 type RefereeMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Body:
@@ -2698,7 +2789,7 @@ type RefereeMessage struct {
 
 func (x *RefereeMessage) Reset() {
 	*x = RefereeMessage{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[33]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2710,7 +2801,7 @@ func (x *RefereeMessage) String() string {
 func (*RefereeMessage) ProtoMessage() {}
 
 func (x *RefereeMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[33]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2723,7 +2814,7 @@ func (x *RefereeMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefereeMessage.ProtoReflect.Descriptor instead.
 func (*RefereeMessage) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{33}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RefereeMessage) GetBody() isRefereeMessage_Body {
@@ -2870,7 +2961,7 @@ type OptionInfo struct {
 
 func (x *OptionInfo) Reset() {
 	*x = OptionInfo{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2882,7 +2973,7 @@ func (x *OptionInfo) String() string {
 func (*OptionInfo) ProtoMessage() {}
 
 func (x *OptionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2895,7 +2986,7 @@ func (x *OptionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionInfo.ProtoReflect.Descriptor instead.
 func (*OptionInfo) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{34}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *OptionInfo) GetName() string {
@@ -2949,7 +3040,7 @@ type VariantInfo struct {
 
 func (x *VariantInfo) Reset() {
 	*x = VariantInfo{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2961,7 +3052,7 @@ func (x *VariantInfo) String() string {
 func (*VariantInfo) ProtoMessage() {}
 
 func (x *VariantInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2974,7 +3065,7 @@ func (x *VariantInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VariantInfo.ProtoReflect.Descriptor instead.
 func (*VariantInfo) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{35}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *VariantInfo) GetName() string {
@@ -3041,7 +3132,7 @@ type ListVariantsRequest struct {
 
 func (x *ListVariantsRequest) Reset() {
 	*x = ListVariantsRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3053,7 +3144,7 @@ func (x *ListVariantsRequest) String() string {
 func (*ListVariantsRequest) ProtoMessage() {}
 
 func (x *ListVariantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3066,7 +3157,7 @@ func (x *ListVariantsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVariantsRequest.ProtoReflect.Descriptor instead.
 func (*ListVariantsRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{36}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{37}
 }
 
 type ListVariantsResponse struct {
@@ -3078,7 +3169,7 @@ type ListVariantsResponse struct {
 
 func (x *ListVariantsResponse) Reset() {
 	*x = ListVariantsResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3090,7 +3181,7 @@ func (x *ListVariantsResponse) String() string {
 func (*ListVariantsResponse) ProtoMessage() {}
 
 func (x *ListVariantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3103,7 +3194,7 @@ func (x *ListVariantsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVariantsResponse.ProtoReflect.Descriptor instead.
 func (*ListVariantsResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{37}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListVariantsResponse) GetVariants() []*VariantInfo {
@@ -3125,7 +3216,7 @@ type TimeControl struct {
 
 func (x *TimeControl) Reset() {
 	*x = TimeControl{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3137,7 +3228,7 @@ func (x *TimeControl) String() string {
 func (*TimeControl) ProtoMessage() {}
 
 func (x *TimeControl) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3150,7 +3241,7 @@ func (x *TimeControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeControl.ProtoReflect.Descriptor instead.
 func (*TimeControl) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{38}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *TimeControl) GetPerMoveMs() uint32 {
@@ -3191,7 +3282,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3203,7 +3294,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3216,7 +3307,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{39}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SeatSpec) GetName() string {
@@ -3251,7 +3342,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3263,7 +3354,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3276,7 +3367,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{40}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateMatchRequest) GetVariant() string {
@@ -3359,7 +3450,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +3462,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +3475,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{41}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -3410,7 +3501,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3513,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3526,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{42}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -3455,7 +3546,7 @@ type AbortMatchRequest struct {
 
 func (x *AbortMatchRequest) Reset() {
 	*x = AbortMatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3467,7 +3558,7 @@ func (x *AbortMatchRequest) String() string {
 func (*AbortMatchRequest) ProtoMessage() {}
 
 func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3480,7 +3571,7 @@ func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortMatchRequest.ProtoReflect.Descriptor instead.
 func (*AbortMatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{43}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *AbortMatchRequest) GetMatchId() string {
@@ -3507,7 +3598,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3519,7 +3610,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3532,7 +3623,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{44}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetResultRequest) GetMatchId() string {
@@ -3558,7 +3649,7 @@ type Placement struct {
 
 func (x *Placement) Reset() {
 	*x = Placement{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3570,7 +3661,7 @@ func (x *Placement) String() string {
 func (*Placement) ProtoMessage() {}
 
 func (x *Placement) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3583,7 +3674,7 @@ func (x *Placement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Placement.ProtoReflect.Descriptor instead.
 func (*Placement) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Placement) GetSeats() []uint32 {
@@ -3612,7 +3703,7 @@ type MatchResult struct {
 
 func (x *MatchResult) Reset() {
 	*x = MatchResult{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3624,7 +3715,7 @@ func (x *MatchResult) String() string {
 func (*MatchResult) ProtoMessage() {}
 
 func (x *MatchResult) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3637,7 +3728,7 @@ func (x *MatchResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchResult.ProtoReflect.Descriptor instead.
 func (*MatchResult) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *MatchResult) GetMatchId() string {
@@ -3730,7 +3821,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3742,7 +3833,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3755,7 +3846,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *EvaluateRequest) GetVariant() string {
@@ -3808,7 +3899,7 @@ type GroupVerdict struct {
 
 func (x *GroupVerdict) Reset() {
 	*x = GroupVerdict{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3820,7 +3911,7 @@ func (x *GroupVerdict) String() string {
 func (*GroupVerdict) ProtoMessage() {}
 
 func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3833,7 +3924,7 @@ func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupVerdict.ProtoReflect.Descriptor instead.
 func (*GroupVerdict) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *GroupVerdict) GetCards() []*Card {
@@ -3899,7 +3990,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3911,7 +4002,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3924,7 +4015,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *EvaluateResponse) GetGroups() []*GroupVerdict {
@@ -4075,7 +4166,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x05offer\x18\x15 \x01(\v2\x16.rummy.referee.v1.CardR\x05offer\x12\x1b\n" +
 	"\thas_offer\x18\x16 \x01(\bR\bhasOffer\"5\n" +
 	"\x05Cards\x12,\n" +
-	"\x05cards\x18\x01 \x03(\v2\x16.rummy.referee.v1.CardR\x05cards\"\xce\x02\n" +
+	"\x05cards\x18\x01 \x03(\v2\x16.rummy.referee.v1.CardR\x05cards\"\xe0\x02\n" +
 	"\n" +
 	"MatchEvent\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1a\n" +
@@ -4090,17 +4181,22 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\vhand_number\x18\n" +
 	" \x01(\rR\n" +
 	"handNumber\x12\x18\n" +
-	"\aprivate\x18\v \x01(\bR\aprivateB\a\n" +
+	"\aprivate\x18\v \x01(\bR\aprivate\x12\x10\n" +
+	"\x03seq\x18\f \x01(\x04R\x03seqB\a\n" +
 	"\x05_seatB\n" +
 	"\n" +
-	"\b_meld_id\"\x98\x01\n" +
+	"\b_meld_id\"\xcf\x01\n" +
 	"\x04Join\x126\n" +
 	"\x04seat\x18\x01 \x01(\v2 .rummy.referee.v1.SeatCredentialH\x00R\x04seat\x12\x1d\n" +
 	"\tbot_token\x18\x02 \x01(\tH\x00R\bbotToken\x12\x19\n" +
 	"\bbot_name\x18\x03 \x01(\tR\abotName\x12\x10\n" +
-	"\x03sdk\x18\x04 \x01(\tR\x03sdkB\f\n" +
+	"\x03sdk\x18\x04 \x01(\tR\x03sdk\x125\n" +
+	"\x06resume\x18\x05 \x03(\v2\x1d.rummy.referee.v1.ResumePointR\x06resumeB\f\n" +
 	"\n" +
-	"credential\"A\n" +
+	"credential\"C\n" +
+	"\vResumePoint\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x19\n" +
+	"\blast_seq\x18\x02 \x01(\x04R\alastSeq\"A\n" +
 	"\x0eSeatCredential\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\"\xb4\x01\n" +
@@ -4118,7 +4214,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"K\n" +
 	"\aWelcome\x12\x19\n" +
 	"\bbot_name\x18\x01 \x01(\tR\abotName\x12%\n" +
-	"\x0eserver_version\x18\x02 \x01(\tR\rserverVersion\"\xbc\x02\n" +
+	"\x0eserver_version\x18\x02 \x01(\tR\rserverVersion\"\xd7\x02\n" +
 	"\x06Seated\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\x12\x18\n" +
@@ -4126,7 +4222,8 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\aoptions\x18\x04 \x03(\v2%.rummy.referee.v1.Seated.OptionsEntryR\aoptions\x12\x14\n" +
 	"\x05seats\x18\x05 \x01(\rR\x05seats\x12\x14\n" +
 	"\x05teams\x18\x06 \x03(\rR\x05teams\x12@\n" +
-	"\ftime_control\x18\a \x01(\v2\x1d.rummy.referee.v1.TimeControlR\vtimeControl\x1a:\n" +
+	"\ftime_control\x18\a \x01(\v2\x1d.rummy.referee.v1.TimeControlR\vtimeControl\x12\x19\n" +
+	"\blast_seq\x18\b \x01(\x04R\alastSeq\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xad\x02\n" +
@@ -4150,7 +4247,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x0eActionAccepted\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x02 \x01(\x04R\trequestId\"\xd2\x01\n" +
+	"request_id\x18\x02 \x01(\x04R\trequestId\"\xe4\x01\n" +
 	"\n" +
 	"HandResult\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x1f\n" +
@@ -4160,7 +4257,8 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x06totals\x18\x04 \x03(\x03R\x06totals\x12\x1b\n" +
 	"\x06winner\x18\x05 \x01(\rH\x00R\x06winner\x88\x01\x01\x12\x16\n" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x18\n" +
-	"\adetails\x18\a \x03(\tR\adetailsB\t\n" +
+	"\adetails\x18\a \x03(\tR\adetails\x12\x10\n" +
+	"\x03seq\x18\b \x01(\x04R\x03seqB\t\n" +
 	"\a_winner\"\xff\x03\n" +
 	"\x0eRefereeMessage\x125\n" +
 	"\awelcome\x18\x01 \x01(\v2\x19.rummy.referee.v1.WelcomeH\x00R\awelcome\x122\n" +
@@ -4345,7 +4443,7 @@ func file_rummy_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_rummy_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(Rank)(0),                    // 0: rummy.referee.v1.Rank
 	(Suit)(0),                    // 1: rummy.referee.v1.Suit
@@ -4375,36 +4473,37 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*Cards)(nil),                // 25: rummy.referee.v1.Cards
 	(*MatchEvent)(nil),           // 26: rummy.referee.v1.MatchEvent
 	(*Join)(nil),                 // 27: rummy.referee.v1.Join
-	(*SeatCredential)(nil),       // 28: rummy.referee.v1.SeatCredential
-	(*PlayerMessage)(nil),        // 29: rummy.referee.v1.PlayerMessage
-	(*ActionMessage)(nil),        // 30: rummy.referee.v1.ActionMessage
-	(*Resign)(nil),               // 31: rummy.referee.v1.Resign
-	(*Welcome)(nil),              // 32: rummy.referee.v1.Welcome
-	(*Seated)(nil),               // 33: rummy.referee.v1.Seated
-	(*DecisionRequest)(nil),      // 34: rummy.referee.v1.DecisionRequest
-	(*ActionRejected)(nil),       // 35: rummy.referee.v1.ActionRejected
-	(*ActionAccepted)(nil),       // 36: rummy.referee.v1.ActionAccepted
-	(*HandResult)(nil),           // 37: rummy.referee.v1.HandResult
-	(*RefereeMessage)(nil),       // 38: rummy.referee.v1.RefereeMessage
-	(*OptionInfo)(nil),           // 39: rummy.referee.v1.OptionInfo
-	(*VariantInfo)(nil),          // 40: rummy.referee.v1.VariantInfo
-	(*ListVariantsRequest)(nil),  // 41: rummy.referee.v1.ListVariantsRequest
-	(*ListVariantsResponse)(nil), // 42: rummy.referee.v1.ListVariantsResponse
-	(*TimeControl)(nil),          // 43: rummy.referee.v1.TimeControl
-	(*SeatSpec)(nil),             // 44: rummy.referee.v1.SeatSpec
-	(*CreateMatchRequest)(nil),   // 45: rummy.referee.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),  // 46: rummy.referee.v1.CreateMatchResponse
-	(*WatchRequest)(nil),         // 47: rummy.referee.v1.WatchRequest
-	(*AbortMatchRequest)(nil),    // 48: rummy.referee.v1.AbortMatchRequest
-	(*GetResultRequest)(nil),     // 49: rummy.referee.v1.GetResultRequest
-	(*Placement)(nil),            // 50: rummy.referee.v1.Placement
-	(*MatchResult)(nil),          // 51: rummy.referee.v1.MatchResult
-	(*EvaluateRequest)(nil),      // 52: rummy.referee.v1.EvaluateRequest
-	(*GroupVerdict)(nil),         // 53: rummy.referee.v1.GroupVerdict
-	(*EvaluateResponse)(nil),     // 54: rummy.referee.v1.EvaluateResponse
-	nil,                          // 55: rummy.referee.v1.Seated.OptionsEntry
-	nil,                          // 56: rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	nil,                          // 57: rummy.referee.v1.EvaluateRequest.OptionsEntry
+	(*ResumePoint)(nil),          // 28: rummy.referee.v1.ResumePoint
+	(*SeatCredential)(nil),       // 29: rummy.referee.v1.SeatCredential
+	(*PlayerMessage)(nil),        // 30: rummy.referee.v1.PlayerMessage
+	(*ActionMessage)(nil),        // 31: rummy.referee.v1.ActionMessage
+	(*Resign)(nil),               // 32: rummy.referee.v1.Resign
+	(*Welcome)(nil),              // 33: rummy.referee.v1.Welcome
+	(*Seated)(nil),               // 34: rummy.referee.v1.Seated
+	(*DecisionRequest)(nil),      // 35: rummy.referee.v1.DecisionRequest
+	(*ActionRejected)(nil),       // 36: rummy.referee.v1.ActionRejected
+	(*ActionAccepted)(nil),       // 37: rummy.referee.v1.ActionAccepted
+	(*HandResult)(nil),           // 38: rummy.referee.v1.HandResult
+	(*RefereeMessage)(nil),       // 39: rummy.referee.v1.RefereeMessage
+	(*OptionInfo)(nil),           // 40: rummy.referee.v1.OptionInfo
+	(*VariantInfo)(nil),          // 41: rummy.referee.v1.VariantInfo
+	(*ListVariantsRequest)(nil),  // 42: rummy.referee.v1.ListVariantsRequest
+	(*ListVariantsResponse)(nil), // 43: rummy.referee.v1.ListVariantsResponse
+	(*TimeControl)(nil),          // 44: rummy.referee.v1.TimeControl
+	(*SeatSpec)(nil),             // 45: rummy.referee.v1.SeatSpec
+	(*CreateMatchRequest)(nil),   // 46: rummy.referee.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),  // 47: rummy.referee.v1.CreateMatchResponse
+	(*WatchRequest)(nil),         // 48: rummy.referee.v1.WatchRequest
+	(*AbortMatchRequest)(nil),    // 49: rummy.referee.v1.AbortMatchRequest
+	(*GetResultRequest)(nil),     // 50: rummy.referee.v1.GetResultRequest
+	(*Placement)(nil),            // 51: rummy.referee.v1.Placement
+	(*MatchResult)(nil),          // 52: rummy.referee.v1.MatchResult
+	(*EvaluateRequest)(nil),      // 53: rummy.referee.v1.EvaluateRequest
+	(*GroupVerdict)(nil),         // 54: rummy.referee.v1.GroupVerdict
+	(*EvaluateResponse)(nil),     // 55: rummy.referee.v1.EvaluateResponse
+	nil,                          // 56: rummy.referee.v1.Seated.OptionsEntry
+	nil,                          // 57: rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	nil,                          // 58: rummy.referee.v1.EvaluateRequest.OptionsEntry
 }
 var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	0,  // 0: rummy.referee.v1.Card.rank:type_name -> rummy.referee.v1.Rank
@@ -4452,57 +4551,58 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	5,  // 42: rummy.referee.v1.SeatView.offer:type_name -> rummy.referee.v1.Card
 	5,  // 43: rummy.referee.v1.Cards.cards:type_name -> rummy.referee.v1.Card
 	5,  // 44: rummy.referee.v1.MatchEvent.cards:type_name -> rummy.referee.v1.Card
-	28, // 45: rummy.referee.v1.Join.seat:type_name -> rummy.referee.v1.SeatCredential
-	27, // 46: rummy.referee.v1.PlayerMessage.join:type_name -> rummy.referee.v1.Join
-	30, // 47: rummy.referee.v1.PlayerMessage.action:type_name -> rummy.referee.v1.ActionMessage
-	31, // 48: rummy.referee.v1.PlayerMessage.resign:type_name -> rummy.referee.v1.Resign
-	22, // 49: rummy.referee.v1.ActionMessage.action:type_name -> rummy.referee.v1.Action
-	55, // 50: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
-	43, // 51: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
-	3,  // 52: rummy.referee.v1.DecisionRequest.phase:type_name -> rummy.referee.v1.Phase
-	24, // 53: rummy.referee.v1.DecisionRequest.view:type_name -> rummy.referee.v1.SeatView
-	22, // 54: rummy.referee.v1.DecisionRequest.legal_actions:type_name -> rummy.referee.v1.Action
-	32, // 55: rummy.referee.v1.RefereeMessage.welcome:type_name -> rummy.referee.v1.Welcome
-	33, // 56: rummy.referee.v1.RefereeMessage.seated:type_name -> rummy.referee.v1.Seated
-	26, // 57: rummy.referee.v1.RefereeMessage.event:type_name -> rummy.referee.v1.MatchEvent
-	34, // 58: rummy.referee.v1.RefereeMessage.decision:type_name -> rummy.referee.v1.DecisionRequest
-	35, // 59: rummy.referee.v1.RefereeMessage.rejected:type_name -> rummy.referee.v1.ActionRejected
-	36, // 60: rummy.referee.v1.RefereeMessage.accepted:type_name -> rummy.referee.v1.ActionAccepted
-	37, // 61: rummy.referee.v1.RefereeMessage.hand_result:type_name -> rummy.referee.v1.HandResult
-	51, // 62: rummy.referee.v1.RefereeMessage.match_result:type_name -> rummy.referee.v1.MatchResult
-	39, // 63: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
-	40, // 64: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
-	56, // 65: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	44, // 66: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
-	43, // 67: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
-	25, // 68: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
-	4,  // 69: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
-	50, // 70: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
-	37, // 71: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
-	57, // 72: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
-	0,  // 73: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
-	8,  // 74: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
-	5,  // 75: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
-	53, // 76: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
-	41, // 77: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
-	45, // 78: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
-	29, // 79: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
-	47, // 80: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
-	49, // 81: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
-	52, // 82: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
-	48, // 83: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
-	42, // 84: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
-	46, // 85: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
-	38, // 86: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
-	26, // 87: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
-	51, // 88: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
-	54, // 89: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
-	51, // 90: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
-	84, // [84:91] is the sub-list for method output_type
-	77, // [77:84] is the sub-list for method input_type
-	77, // [77:77] is the sub-list for extension type_name
-	77, // [77:77] is the sub-list for extension extendee
-	0,  // [0:77] is the sub-list for field type_name
+	29, // 45: rummy.referee.v1.Join.seat:type_name -> rummy.referee.v1.SeatCredential
+	28, // 46: rummy.referee.v1.Join.resume:type_name -> rummy.referee.v1.ResumePoint
+	27, // 47: rummy.referee.v1.PlayerMessage.join:type_name -> rummy.referee.v1.Join
+	31, // 48: rummy.referee.v1.PlayerMessage.action:type_name -> rummy.referee.v1.ActionMessage
+	32, // 49: rummy.referee.v1.PlayerMessage.resign:type_name -> rummy.referee.v1.Resign
+	22, // 50: rummy.referee.v1.ActionMessage.action:type_name -> rummy.referee.v1.Action
+	56, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
+	44, // 52: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
+	3,  // 53: rummy.referee.v1.DecisionRequest.phase:type_name -> rummy.referee.v1.Phase
+	24, // 54: rummy.referee.v1.DecisionRequest.view:type_name -> rummy.referee.v1.SeatView
+	22, // 55: rummy.referee.v1.DecisionRequest.legal_actions:type_name -> rummy.referee.v1.Action
+	33, // 56: rummy.referee.v1.RefereeMessage.welcome:type_name -> rummy.referee.v1.Welcome
+	34, // 57: rummy.referee.v1.RefereeMessage.seated:type_name -> rummy.referee.v1.Seated
+	26, // 58: rummy.referee.v1.RefereeMessage.event:type_name -> rummy.referee.v1.MatchEvent
+	35, // 59: rummy.referee.v1.RefereeMessage.decision:type_name -> rummy.referee.v1.DecisionRequest
+	36, // 60: rummy.referee.v1.RefereeMessage.rejected:type_name -> rummy.referee.v1.ActionRejected
+	37, // 61: rummy.referee.v1.RefereeMessage.accepted:type_name -> rummy.referee.v1.ActionAccepted
+	38, // 62: rummy.referee.v1.RefereeMessage.hand_result:type_name -> rummy.referee.v1.HandResult
+	52, // 63: rummy.referee.v1.RefereeMessage.match_result:type_name -> rummy.referee.v1.MatchResult
+	40, // 64: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
+	41, // 65: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
+	57, // 66: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	45, // 67: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
+	44, // 68: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
+	25, // 69: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
+	4,  // 70: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
+	51, // 71: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
+	38, // 72: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
+	58, // 73: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
+	0,  // 74: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
+	8,  // 75: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
+	5,  // 76: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
+	54, // 77: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
+	42, // 78: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
+	46, // 79: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
+	30, // 80: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
+	48, // 81: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
+	50, // 82: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
+	53, // 83: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
+	49, // 84: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
+	43, // 85: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
+	47, // 86: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
+	39, // 87: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
+	26, // 88: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
+	52, // 89: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
+	55, // 90: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
+	52, // 91: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
+	85, // [85:92] is the sub-list for method output_type
+	78, // [78:85] is the sub-list for method input_type
+	78, // [78:78] is the sub-list for extension type_name
+	78, // [78:78] is the sub-list for extension extendee
+	0,  // [0:78] is the sub-list for field type_name
 }
 
 func init() { file_rummy_referee_v1_referee_proto_init() }
@@ -4530,13 +4630,13 @@ func file_rummy_referee_v1_referee_proto_init() {
 		(*Join_Seat)(nil),
 		(*Join_BotToken)(nil),
 	}
-	file_rummy_referee_v1_referee_proto_msgTypes[24].OneofWrappers = []any{
+	file_rummy_referee_v1_referee_proto_msgTypes[25].OneofWrappers = []any{
 		(*PlayerMessage_Join)(nil),
 		(*PlayerMessage_Action)(nil),
 		(*PlayerMessage_Resign)(nil),
 	}
-	file_rummy_referee_v1_referee_proto_msgTypes[32].OneofWrappers = []any{}
-	file_rummy_referee_v1_referee_proto_msgTypes[33].OneofWrappers = []any{
+	file_rummy_referee_v1_referee_proto_msgTypes[33].OneofWrappers = []any{}
+	file_rummy_referee_v1_referee_proto_msgTypes[34].OneofWrappers = []any{
 		(*RefereeMessage_Welcome)(nil),
 		(*RefereeMessage_Seated)(nil),
 		(*RefereeMessage_Event)(nil),
@@ -4546,14 +4646,14 @@ func file_rummy_referee_v1_referee_proto_init() {
 		(*RefereeMessage_HandResult)(nil),
 		(*RefereeMessage_MatchResult)(nil),
 	}
-	file_rummy_referee_v1_referee_proto_msgTypes[40].OneofWrappers = []any{}
+	file_rummy_referee_v1_referee_proto_msgTypes[41].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rummy_referee_v1_referee_proto_rawDesc), len(file_rummy_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   53,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

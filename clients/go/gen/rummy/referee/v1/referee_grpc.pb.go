@@ -6,6 +6,8 @@
 // DecisionRequest whenever the bot must choose; each carries the seat's complete view, the legal actions the
 // referee has listed, and a deadline. The bot answers with an Action echoing request_id. An illegal action gets
 // ActionRejected (a stable reason code and a message naming the rule); the bot may retry until the deadline.
+// A seat whose stream drops may Join again with its token within the grace period: it names the last event seq
+// it handled (Join.resume) and gets what it missed, then the pending DecisionRequest with the time left.
 //
 // Card text notation (logs, records, the CLI, Card.text): rank then suit: A 2 3 4 5 6 7 8 9 T J Q K and
 // S H D C, e.g. "QS", "TH", "2C"; "JK" is a printed joker.
