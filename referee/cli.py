@@ -28,6 +28,15 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+async def _until_stopped() -> None:
+    """Wait for Ctrl-C or SIGTERM: the long-running commands then close what they serve, in order."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
 async def _serve(args: argparse.Namespace) -> None:
     from referee.limits import ServerLimits
     from referee.server import create_server
@@ -46,11 +55,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
         viewer, http_port = await start_viewer(args.records, service, args.host, args.http)
         print(json.dumps({"event": "viewer", "url": f"http://{args.host}:{http_port}/"}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await _until_stopped()
     if viewer is not None:
         await viewer.cleanup()
     await server.stop(grace=2)
@@ -63,11 +68,7 @@ async def _view(record: str, host: str, port: int) -> None:
     path = Path(record)
     runner, bound = await start_viewer(path, None, host, port)
     print(json.dumps({"event": "viewer", "url": f"http://{host}:{bound}/replay/{path.stem}"}), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await _until_stopped()
     await runner.cleanup()
 
 

@@ -223,7 +223,6 @@ def view_to_pb(v: SeatView) -> pb.SeatView:
     )
     if v.offer is not None:
         out.offer.CopyFrom(_CARD_PB[v.offer])
-        out.has_offer = True
     return out
 
 
@@ -246,7 +245,7 @@ def view_from_pb(m: pb.SeatView) -> SeatView:
         melds=tuple(_meld_from_pb(x) for x in m.melds), face_up=cards_from_pb(m.face_up),
         wild_ranks=tuple(Rank(r) for r in m.wild_ranks), in_front=tuple(cards_from_pb(f.cards) for f in m.in_front),
         received=cards_from_pb(m.received), teams=tuple(m.teams), active=tuple(m.active), totals=tuple(m.totals),
-        notes=tuple((n.key, n.value) for n in m.notes), offer=card_from_pb(m.offer) if m.has_offer else None,
+        notes=tuple((n.key, n.value) for n in m.notes), offer=card_from_pb(m.offer) if m.HasField("offer") else None,
     )
 
 

@@ -79,7 +79,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.bots: dict[str, Connection] = {}  # bot token -> its live connection
         self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
         self.waiting_digest: dict[str, list[tuple[MatchSession, int]]] = {}  # the same for resumed matches, by digest
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()  # the running matches
+        self.live_by_client: Counter[str] = Counter()  # running matches per creating client (the per-client limit)
         self.log = get_logger(component="server")
 
     async def _require_admin(self, context: grpc.aio.ServicerContext) -> None:
@@ -115,7 +116,15 @@ class RefereeService(pb_grpc.RefereeServicer):
         task = asyncio.get_running_loop().create_task(session.run())
         session.task = task
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.live_by_client[session.client] += 1
+
+        def ended(t: asyncio.Task[None]) -> None:
+            self.tasks.discard(t)
+            self.live_by_client[session.client] -= 1
+            if self.live_by_client[session.client] <= 0:
+                del self.live_by_client[session.client]
+
+        task.add_done_callback(ended)
 
     # ------------------------------------------------------------ unary calls
 
@@ -137,7 +146,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         return pb.CreateMatchResponse(match_id=session.match_id, seat_tokens=[s.token for s in session.seats])
 
     def _live(self, client: str | None = None) -> int:
-        return sum(1 for s in self.sessions.values() if not s.done.is_set() and (client is None or s.client == client))
+        """Running matches (of ``client``): counted as they start and end, not by walking every kept session."""
+        return len(self.tasks) if client is None else self.live_by_client[client]
 
     def _check_limits(self, request: pb.CreateMatchRequest, client: str) -> None:
         """Refuse what this server will not run: every number and string a client sends is bounded."""

@@ -7,7 +7,7 @@ function view(hand: string, discardPile: string, wildRanks: number[] = [Rank.RAN
     variant: "indian", seat: 0, hand_number: 1, dealer: 1, turn: 0, phase: Phase.PHASE_DRAW,
     hand: parseCards(hand), hand_sizes: [13, 13], stock_size: 70, discard_pile: parseCards(discardPile),
     discard_size: 1, melds: [], face_up: [], wild_ranks: wildRanks as SeatView["wild_ranks"], in_front: [],
-    received: [], teams: [0, 1], active: [true, true], totals: ["0", "0"], notes: [], offer: null, has_offer: false,
+    received: [], teams: [0, 1], active: [true, true], totals: ["0", "0"], notes: [], offer: null,
   };
 }
 

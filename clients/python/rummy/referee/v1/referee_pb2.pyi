@@ -259,7 +259,7 @@ class Note(_message.Message):
     def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("variant", "seat", "hand_number", "dealer", "turn", "phase", "hand", "hand_sizes", "stock_size", "discard_pile", "discard_size", "melds", "face_up", "wild_ranks", "in_front", "received", "teams", "active", "totals", "notes", "offer", "has_offer")
+    __slots__ = ("variant", "seat", "hand_number", "dealer", "turn", "phase", "hand", "hand_sizes", "stock_size", "discard_pile", "discard_size", "melds", "face_up", "wild_ranks", "in_front", "received", "teams", "active", "totals", "notes", "offer")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -281,7 +281,6 @@ class SeatView(_message.Message):
     TOTALS_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
     OFFER_FIELD_NUMBER: _ClassVar[int]
-    HAS_OFFER_FIELD_NUMBER: _ClassVar[int]
     variant: str
     seat: int
     hand_number: int
@@ -303,8 +302,7 @@ class SeatView(_message.Message):
     totals: _containers.RepeatedScalarFieldContainer[int]
     notes: _containers.RepeatedCompositeFieldContainer[Note]
     offer: Card
-    has_offer: bool
-    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., discard_pile: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., discard_size: _Optional[int] = ..., melds: _Optional[_Iterable[_Union[TableMeld, _Mapping]]] = ..., face_up: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., wild_ranks: _Optional[_Iterable[_Union[Rank, str]]] = ..., in_front: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., received: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., teams: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[bool]] = ..., totals: _Optional[_Iterable[int]] = ..., notes: _Optional[_Iterable[_Union[Note, _Mapping]]] = ..., offer: _Optional[_Union[Card, _Mapping]] = ..., has_offer: _Optional[bool] = ...) -> None: ...
+    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., hand_number: _Optional[int] = ..., dealer: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_size: _Optional[int] = ..., discard_pile: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., discard_size: _Optional[int] = ..., melds: _Optional[_Iterable[_Union[TableMeld, _Mapping]]] = ..., face_up: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., wild_ranks: _Optional[_Iterable[_Union[Rank, str]]] = ..., in_front: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., received: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., teams: _Optional[_Iterable[int]] = ..., active: _Optional[_Iterable[bool]] = ..., totals: _Optional[_Iterable[int]] = ..., notes: _Optional[_Iterable[_Union[Note, _Mapping]]] = ..., offer: _Optional[_Union[Card, _Mapping]] = ...) -> None: ...
 
 class Cards(_message.Message):
     __slots__ = ("cards",)

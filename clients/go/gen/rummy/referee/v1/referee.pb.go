@@ -1522,8 +1522,7 @@ type SeatView struct {
 	Active        []bool                 `protobuf:"varint,18,rep,packed,name=active,proto3" json:"active,omitempty"`          // still in the hand
 	Totals        []int64                `protobuf:"varint,19,rep,packed,name=totals,proto3" json:"totals,omitempty"`          // game totals per seat
 	Notes         []*Note                `protobuf:"bytes,20,rep,name=notes,proto3" json:"notes,omitempty"`                    // variant facts: contract, obligations, ...
-	Offer         *Card                  `protobuf:"bytes,21,opt,name=offer,proto3" json:"offer,omitempty"`                    // the card on offer in PHASE_OFFER
-	HasOffer      bool                   `protobuf:"varint,22,opt,name=has_offer,json=hasOffer,proto3" json:"has_offer,omitempty"`
+	Offer         *Card                  `protobuf:"bytes,21,opt,name=offer,proto3" json:"offer,omitempty"`                    // the card on offer in PHASE_OFFER (unset: none)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1703,13 +1702,6 @@ func (x *SeatView) GetOffer() *Card {
 		return x.Offer
 	}
 	return nil
-}
-
-func (x *SeatView) GetHasOffer() bool {
-	if x != nil {
-		return x.HasOffer
-	}
-	return false
 }
 
 type Cards struct {
@@ -4136,7 +4128,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x04kind\".\n" +
 	"\x04Note\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"\xbe\x06\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xb2\x06\n" +
 	"\bSeatView\x12\x18\n" +
 	"\avariant\x18\x01 \x01(\tR\avariant\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\x12\x1f\n" +
@@ -4163,8 +4155,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x06active\x18\x12 \x03(\bR\x06active\x12\x16\n" +
 	"\x06totals\x18\x13 \x03(\x03R\x06totals\x12,\n" +
 	"\x05notes\x18\x14 \x03(\v2\x16.rummy.referee.v1.NoteR\x05notes\x12,\n" +
-	"\x05offer\x18\x15 \x01(\v2\x16.rummy.referee.v1.CardR\x05offer\x12\x1b\n" +
-	"\thas_offer\x18\x16 \x01(\bR\bhasOffer\"5\n" +
+	"\x05offer\x18\x15 \x01(\v2\x16.rummy.referee.v1.CardR\x05offerJ\x04\b\x16\x10\x17R\thas_offer\"5\n" +
 	"\x05Cards\x12,\n" +
 	"\x05cards\x18\x01 \x03(\v2\x16.rummy.referee.v1.CardR\x05cards\"\xe0\x02\n" +
 	"\n" +
