@@ -57,6 +57,8 @@ def bench_wire(res: dict[str, Any], quick: bool) -> None:
     from bench import wire
 
     one = wire.wire_run(3 if quick else 10, 1)
+    unbatched = wire.wire_run(3 if quick else 10, 1, batch=False)  # a client that reads one message at a time
+    res["wire_unbatched_p50_us"] = unbatched["round_trip_p50_us"]
     size = max(1, int(one["request_bytes_mean"]))
     bare = wire.bare_pingpong(size, 1000 if quick else 4000)
     res["wire"] = one

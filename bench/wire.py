@@ -143,20 +143,19 @@ class WireStats:
 
 
 async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats: WireStats,
-                counter: list[int], created_at: float, seat: int) -> None:
-    """One raw bot stream: join with the seat token, answer each request at once (never a drop)."""
+                counter: list[int], created_at: float, seat: int, batch: bool) -> None:
+    """One raw bot stream: join with the seat token, answer each request at once (never a drop); with ``batch``
+    it reads batches (``Join.batch``), as the Python SDK does."""
     from rummy.referee.v1 import referee_pb2 as pb
+    from rummybot.sdk import messages
 
     call = stub.Play()
     await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
-                                                   bot_name=f"bench{seat}", sdk="bench")))
+                                                   bot_name=f"bench{seat}", sdk="bench", batch=batch)))
     sent_at = 0.0
     mark = -1
     first = True
-    while True:
-        msg = await call.read()
-        if msg is None or msg is asyncio.CancelledError or not hasattr(msg, "WhichOneof"):
-            break
+    async for msg in messages(call):
         body = msg.WhichOneof("body")
         if body == "decision":
             now = time.perf_counter()
@@ -181,7 +180,8 @@ async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats:
     await call.done_writing()
 
 
-async def _one_match(stub: Any, k: int, variant: str, turns: int, stats: WireStats, seats: int = 2) -> None:
+async def _one_match(stub: Any, k: int, variant: str, turns: int, stats: WireStats, seats: int = 2,
+                     batch: bool = True) -> None:
     from rummy.referee.v1 import referee_pb2 as pb
 
     created = time.perf_counter()
@@ -190,11 +190,12 @@ async def _one_match(stub: Any, k: int, variant: str, turns: int, stats: WireSta
         seats=[pb.SeatSpec(name=f"bench{i}") for i in range(seats)],
         time_control=pb.TimeControl(per_move_ms=30000, connect_ms=60000)))
     counter = [0]
-    await asyncio.gather(*(_seat(stub, r.match_id, tok, random.Random(f"{k}:{i}"), stats, counter, created, i)
+    await asyncio.gather(*(_seat(stub, r.match_id, tok, random.Random(f"{k}:{i}"), stats, counter, created, i, batch)
                            for i, tok in enumerate(r.seat_tokens)))
 
 
-async def _play_matches(address: str, matches: int, concurrency: int, variant: str, turns: int) -> tuple[WireStats, float]:
+async def _play_matches(address: str, matches: int, concurrency: int, variant: str, turns: int,
+                        batch: bool = True) -> tuple[WireStats, float]:
     import grpc
 
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
@@ -207,7 +208,7 @@ async def _play_matches(address: str, matches: int, concurrency: int, variant: s
 
         async def bounded(k: int) -> None:
             async with sem:
-                await _one_match(stub, k, variant, turns, stats)
+                await _one_match(stub, k, variant, turns, stats, batch=batch)
 
         t0 = time.perf_counter()
         await asyncio.gather(*(bounded(k) for k in range(matches)))
@@ -216,10 +217,10 @@ async def _play_matches(address: str, matches: int, concurrency: int, variant: s
 
 
 def wire_run(matches: int, concurrency: int, variant: str = "indian", turns: int = 200,
-             records: bool = True) -> dict[str, float]:
+             records: bool = True, batch: bool = True) -> dict[str, float]:
     """Full-length matches over gRPC, ``concurrency`` at a time, on a fresh referee process."""
     with tempfile.TemporaryDirectory(prefix="bench-records-") as tmp, referee_server(tmp if records else None) as srv:
-        stats, elapsed = asyncio.run(_play_matches(srv.address, matches, concurrency, variant, turns))
+        stats, elapsed = asyncio.run(_play_matches(srv.address, matches, concurrency, variant, turns, batch))
     rt = stats.round_trips
     return {
         "matches": matches, "concurrency": concurrency, "decisions": stats.decisions,
@@ -285,8 +286,10 @@ def main() -> None:
         asyncio.run(_pingpong_serve())
         return
     one = wire_run(6, 1)
+    unbatched = wire_run(6, 1, batch=False)
     size = int(one["request_bytes_mean"])
-    print(json.dumps({"wire": one, "bare": bare_pingpong(size, 2000), "rss": rss_per_match((1, 20))}, indent=1))
+    print(json.dumps({"wire": one, "wire_unbatched": unbatched, "bare": bare_pingpong(size, 2000),
+                      "rss": rss_per_match((1, 20))}, indent=1))
 
 
 if __name__ == "__main__":

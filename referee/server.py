@@ -350,7 +350,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "NO_JOIN", "the first message must be a Join")
             return
         join = first.join
-        conn = Connection(join.bot_name or "bot")
+        conn = Connection(join.bot_name or "bot", batch=join.batch)
         cred = join.WhichOneof("credential")
         if len(join.bot_name) > self.limits.max_name_length or len(join.sdk) > self.limits.max_name_length or \
                 len(join.bot_token) > self.limits.max_id_length or len(join.seat.token) > self.limits.max_id_length:
@@ -408,7 +408,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             return
         reader = asyncio.get_running_loop().create_task(self._read(request_iterator, conn))
         try:
-            while (msg := await conn.out.get()) is not None:
+            async for msg in conn.outgoing():
                 yield msg
         finally:
             reader.cancel()

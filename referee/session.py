@@ -12,7 +12,7 @@ import secrets
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 
 from referee import protocodec as codec
@@ -47,9 +47,10 @@ RESTART_REQUESTS = 2**32  # request ids after the n-th restart start at n * 2**3
 class Connection:
     """One Play stream: an outbound queue and the seats it holds."""
 
-    def __init__(self, name: str = "", bot_token: str = "") -> None:
+    def __init__(self, name: str = "", bot_token: str = "", batch: bool = False) -> None:
         self.name = name
         self.bot_token = bot_token
+        self.batch = batch  # the client reads RefereeMessage.batch (Join.batch)
         self.out: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue()
         self.closed = False
         self.seats: set[tuple[str, int]] = set()
@@ -62,6 +63,25 @@ class Connection:
         if not self.closed:
             self.closed = True
             self.out.put_nowait(None)
+
+    async def outgoing(self) -> AsyncIterator[pb.RefereeMessage]:
+        """What to write to the stream, in order, until the connection closes. A batching client gets everything
+        queued by the time the writer wakes as one message: a decision's acceptance, its events and the next
+        request are queued in one step of the match, so they go out as one write instead of three or four."""
+        while (msg := await self.out.get()) is not None:
+            if not self.batch or self.out.empty():
+                yield msg
+                continue
+            ready, closing = [msg], False
+            while not self.out.empty():
+                more = self.out.get_nowait()
+                if more is None:
+                    closing = True
+                    break
+                ready.append(more)
+            yield pb.RefereeMessage(batch=pb.Batch(messages=ready))
+            if closing:
+                return
 
 
 @dataclass

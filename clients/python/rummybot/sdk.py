@@ -39,6 +39,16 @@ __all__ = ["Bot", "Request", "run_bot", "main", "parse_args", "tls_credentials"]
 SDK_VERSION = "python/0.1.0"
 
 
+async def messages(call: AsyncIterator[pb.RefereeMessage]) -> AsyncIterator[pb.RefereeMessage]:
+    """A Play stream's messages one by one, a batch (``Join.batch``) taken apart in its order."""
+    async for msg in call:
+        if msg.WhichOneof("body") == "batch":
+            for m in msg.batch.messages:
+                yield m
+        else:
+            yield msg
+
+
 @dataclass(frozen=True)
 class Request:
     """One decision: which match and seat, the phase, the time left."""
@@ -127,10 +137,10 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     def join_message() -> pb.PlayerMessage:
         resume = [pb.ResumePoint(match_id=m, last_seq=last_seq.get(m, 0)) for m in sorted(seated - finished)]
         if bot_token:
-            join = pb.Join(bot_token=bot_token, bot_name=name, sdk=SDK_VERSION, resume=resume)
+            join = pb.Join(bot_token=bot_token, bot_name=name, sdk=SDK_VERSION, resume=resume, batch=True)
         else:
             join = pb.Join(seat=pb.SeatCredential(match_id=match_id or "", token=token or ""), bot_name=name,
-                           sdk=SDK_VERSION, resume=resume)
+                           sdk=SDK_VERSION, resume=resume, batch=True)
         return pb.PlayerMessage(join=join)
 
     def send(request: Request, action: Action) -> None:
@@ -166,7 +176,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
 
         call = stub.Play(outgoing())
         try:
-            async for msg in call:
+            async for msg in messages(call):
                 body = msg.WhichOneof("body")
                 if body == "decision":
                     d = msg.decision

@@ -37,6 +37,7 @@ from google.protobuf import json_format
 
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummybot.sdk import messages
 from rummybot.stdio_schema import LINE_KINDS
 
 __all__ = ["Bridge", "split_command", "to_line", "main"]
@@ -137,7 +138,7 @@ class Bridge:
 
     async def _relay(self, call: Any, stdin: asyncio.StreamWriter, one_match: bool) -> None:
         """Referee -> bot: every message as a line; track which decisions are open."""
-        async for msg in call:
+        async for msg in messages(call):
             kind = msg.WhichOneof("body")
             if kind == "decision":
                 self.open[msg.decision.request_id] = _Open(msg.decision)
@@ -226,9 +227,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     opts = p.parse_args(own)
     name = opts.name or os.path.basename(command[0])
     if opts.match and opts.token:
-        join = pb.Join(seat=pb.SeatCredential(match_id=opts.match, token=opts.token), bot_name=name, sdk=SDK_VERSION)
+        join = pb.Join(seat=pb.SeatCredential(match_id=opts.match, token=opts.token), bot_name=name, sdk=SDK_VERSION, batch=True)
     elif opts.bot_token:
-        join = pb.Join(bot_token=opts.bot_token, bot_name=name, sdk=SDK_VERSION)
+        join = pb.Join(bot_token=opts.bot_token, bot_name=name, sdk=SDK_VERSION, batch=True)
     else:
         p.error("give --bot-token T (or RUMMY_BOT_TOKEN), or --match ID --token T")
     bridge = Bridge(command, events=opts.events, name=name)

@@ -339,18 +339,20 @@ class MatchEvent(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., meld_id: _Optional[int] = ..., count: _Optional[int] = ..., points: _Optional[int] = ..., text: _Optional[str] = ..., hand_number: _Optional[int] = ..., private: _Optional[bool] = ..., seq: _Optional[int] = ...) -> None: ...
 
 class Join(_message.Message):
-    __slots__ = ("seat", "bot_token", "bot_name", "sdk", "resume")
+    __slots__ = ("seat", "bot_token", "bot_name", "sdk", "resume", "batch")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     BOT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     SDK_FIELD_NUMBER: _ClassVar[int]
     RESUME_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     seat: SeatCredential
     bot_token: str
     bot_name: str
     sdk: str
     resume: _containers.RepeatedCompositeFieldContainer[ResumePoint]
-    def __init__(self, seat: _Optional[_Union[SeatCredential, _Mapping]] = ..., bot_token: _Optional[str] = ..., bot_name: _Optional[str] = ..., sdk: _Optional[str] = ..., resume: _Optional[_Iterable[_Union[ResumePoint, _Mapping]]] = ...) -> None: ...
+    batch: bool
+    def __init__(self, seat: _Optional[_Union[SeatCredential, _Mapping]] = ..., bot_token: _Optional[str] = ..., bot_name: _Optional[str] = ..., sdk: _Optional[str] = ..., resume: _Optional[_Iterable[_Union[ResumePoint, _Mapping]]] = ..., batch: _Optional[bool] = ...) -> None: ...
 
 class ResumePoint(_message.Message):
     __slots__ = ("match_id", "last_seq")
@@ -488,7 +490,7 @@ class HandResult(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., reason: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ..., seq: _Optional[int] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result")
+    __slots__ = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result", "batch")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     SEATED_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
@@ -497,6 +499,7 @@ class RefereeMessage(_message.Message):
     ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     HAND_RESULT_FIELD_NUMBER: _ClassVar[int]
     MATCH_RESULT_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     seated: Seated
     event: MatchEvent
@@ -505,7 +508,14 @@ class RefereeMessage(_message.Message):
     accepted: ActionAccepted
     hand_result: HandResult
     match_result: MatchResult
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., seated: _Optional[_Union[Seated, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., decision: _Optional[_Union[DecisionRequest, _Mapping]] = ..., rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., accepted: _Optional[_Union[ActionAccepted, _Mapping]] = ..., hand_result: _Optional[_Union[HandResult, _Mapping]] = ..., match_result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...
+    batch: Batch
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., seated: _Optional[_Union[Seated, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., decision: _Optional[_Union[DecisionRequest, _Mapping]] = ..., rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., accepted: _Optional[_Union[ActionAccepted, _Mapping]] = ..., hand_result: _Optional[_Union[HandResult, _Mapping]] = ..., match_result: _Optional[_Union[MatchResult, _Mapping]] = ..., batch: _Optional[_Union[Batch, _Mapping]] = ...) -> None: ...
+
+class Batch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[RefereeMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[RefereeMessage, _Mapping]]] = ...) -> None: ...
 
 class OptionInfo(_message.Message):
     __slots__ = ("name", "choices", "default_value", "doc", "clause")

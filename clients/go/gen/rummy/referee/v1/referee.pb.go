@@ -1894,7 +1894,10 @@ type Join struct {
 	// Rejoining: per match, the last MatchEvent.seq this client handled. The referee resends that seat's events
 	// after it (and the HandResult after each resent HAND_ENDED), then the pending DecisionRequest if any. A match
 	// not named gets no resend. With a seat token, one entry (its match_id may be empty).
-	Resume        []*ResumePoint `protobuf:"bytes,5,rep,name=resume,proto3" json:"resume,omitempty"`
+	Resume []*ResumePoint `protobuf:"bytes,5,rep,name=resume,proto3" json:"resume,omitempty"`
+	// The client reads RefereeMessage.batch: the referee may then send the messages it has ready for this stream
+	// (an event, the acceptance, the next DecisionRequest...) as one batch, in order: fewer writes per decision.
+	Batch         bool `protobuf:"varint,6,opt,name=batch,proto3" json:"batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1973,6 +1976,13 @@ func (x *Join) GetResume() []*ResumePoint {
 		return x.Resume
 	}
 	return nil
+}
+
+func (x *Join) GetBatch() bool {
+	if x != nil {
+		return x.Batch
+	}
+	return false
 }
 
 type isJoin_Credential interface {
@@ -2774,6 +2784,7 @@ type RefereeMessage struct {
 	//	*RefereeMessage_Accepted
 	//	*RefereeMessage_HandResult
 	//	*RefereeMessage_MatchResult
+	//	*RefereeMessage_Batch
 	Body          isRefereeMessage_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2888,6 +2899,15 @@ func (x *RefereeMessage) GetMatchResult() *MatchResult {
 	return nil
 }
 
+func (x *RefereeMessage) GetBatch() *Batch {
+	if x != nil {
+		if x, ok := x.Body.(*RefereeMessage_Batch); ok {
+			return x.Batch
+		}
+	}
+	return nil
+}
+
 type isRefereeMessage_Body interface {
 	isRefereeMessage_Body()
 }
@@ -2924,6 +2944,10 @@ type RefereeMessage_MatchResult struct {
 	MatchResult *MatchResult `protobuf:"bytes,8,opt,name=match_result,json=matchResult,proto3,oneof"`
 }
 
+type RefereeMessage_Batch struct {
+	Batch *Batch `protobuf:"bytes,9,opt,name=batch,proto3,oneof"` // only to a client whose Join asked for batches
+}
+
 func (*RefereeMessage_Welcome) isRefereeMessage_Body() {}
 
 func (*RefereeMessage_Seated) isRefereeMessage_Body() {}
@@ -2940,6 +2964,53 @@ func (*RefereeMessage_HandResult) isRefereeMessage_Body() {}
 
 func (*RefereeMessage_MatchResult) isRefereeMessage_Body() {}
 
+func (*RefereeMessage_Batch) isRefereeMessage_Body() {}
+
+// Messages for one stream, in the order they would have come one by one; never nested.
+type Batch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Messages      []*RefereeMessage      `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Batch) Reset() {
+	*x = Batch{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Batch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Batch) ProtoMessage() {}
+
+func (x *Batch) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Batch.ProtoReflect.Descriptor instead.
+func (*Batch) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *Batch) GetMessages() []*RefereeMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
 type OptionInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -2953,7 +3024,7 @@ type OptionInfo struct {
 
 func (x *OptionInfo) Reset() {
 	*x = OptionInfo{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2965,7 +3036,7 @@ func (x *OptionInfo) String() string {
 func (*OptionInfo) ProtoMessage() {}
 
 func (x *OptionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[35]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2978,7 +3049,7 @@ func (x *OptionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionInfo.ProtoReflect.Descriptor instead.
 func (*OptionInfo) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{35}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *OptionInfo) GetName() string {
@@ -3032,7 +3103,7 @@ type VariantInfo struct {
 
 func (x *VariantInfo) Reset() {
 	*x = VariantInfo{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3044,7 +3115,7 @@ func (x *VariantInfo) String() string {
 func (*VariantInfo) ProtoMessage() {}
 
 func (x *VariantInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[36]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3057,7 +3128,7 @@ func (x *VariantInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VariantInfo.ProtoReflect.Descriptor instead.
 func (*VariantInfo) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{36}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *VariantInfo) GetName() string {
@@ -3124,7 +3195,7 @@ type ListVariantsRequest struct {
 
 func (x *ListVariantsRequest) Reset() {
 	*x = ListVariantsRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3136,7 +3207,7 @@ func (x *ListVariantsRequest) String() string {
 func (*ListVariantsRequest) ProtoMessage() {}
 
 func (x *ListVariantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[37]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3149,7 +3220,7 @@ func (x *ListVariantsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVariantsRequest.ProtoReflect.Descriptor instead.
 func (*ListVariantsRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{37}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{38}
 }
 
 type ListVariantsResponse struct {
@@ -3161,7 +3232,7 @@ type ListVariantsResponse struct {
 
 func (x *ListVariantsResponse) Reset() {
 	*x = ListVariantsResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3173,7 +3244,7 @@ func (x *ListVariantsResponse) String() string {
 func (*ListVariantsResponse) ProtoMessage() {}
 
 func (x *ListVariantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[38]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3186,7 +3257,7 @@ func (x *ListVariantsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVariantsResponse.ProtoReflect.Descriptor instead.
 func (*ListVariantsResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{38}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListVariantsResponse) GetVariants() []*VariantInfo {
@@ -3208,7 +3279,7 @@ type TimeControl struct {
 
 func (x *TimeControl) Reset() {
 	*x = TimeControl{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3291,7 @@ func (x *TimeControl) String() string {
 func (*TimeControl) ProtoMessage() {}
 
 func (x *TimeControl) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[39]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3304,7 @@ func (x *TimeControl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeControl.ProtoReflect.Descriptor instead.
 func (*TimeControl) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{39}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *TimeControl) GetPerMoveMs() uint32 {
@@ -3274,7 +3345,7 @@ type SeatSpec struct {
 
 func (x *SeatSpec) Reset() {
 	*x = SeatSpec{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3286,7 +3357,7 @@ func (x *SeatSpec) String() string {
 func (*SeatSpec) ProtoMessage() {}
 
 func (x *SeatSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[40]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3299,7 +3370,7 @@ func (x *SeatSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatSpec.ProtoReflect.Descriptor instead.
 func (*SeatSpec) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{40}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SeatSpec) GetName() string {
@@ -3334,7 +3405,7 @@ type CreateMatchRequest struct {
 
 func (x *CreateMatchRequest) Reset() {
 	*x = CreateMatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3346,7 +3417,7 @@ func (x *CreateMatchRequest) String() string {
 func (*CreateMatchRequest) ProtoMessage() {}
 
 func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[41]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3359,7 +3430,7 @@ func (x *CreateMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchRequest.ProtoReflect.Descriptor instead.
 func (*CreateMatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{41}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CreateMatchRequest) GetVariant() string {
@@ -3442,7 +3513,7 @@ type CreateMatchResponse struct {
 
 func (x *CreateMatchResponse) Reset() {
 	*x = CreateMatchResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3454,7 +3525,7 @@ func (x *CreateMatchResponse) String() string {
 func (*CreateMatchResponse) ProtoMessage() {}
 
 func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[42]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3467,7 +3538,7 @@ func (x *CreateMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMatchResponse.ProtoReflect.Descriptor instead.
 func (*CreateMatchResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{42}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateMatchResponse) GetMatchId() string {
@@ -3493,7 +3564,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3505,7 +3576,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[43]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3518,7 +3589,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{43}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatchRequest) GetMatchId() string {
@@ -3538,7 +3609,7 @@ type AbortMatchRequest struct {
 
 func (x *AbortMatchRequest) Reset() {
 	*x = AbortMatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3550,7 +3621,7 @@ func (x *AbortMatchRequest) String() string {
 func (*AbortMatchRequest) ProtoMessage() {}
 
 func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[44]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3563,7 +3634,7 @@ func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortMatchRequest.ProtoReflect.Descriptor instead.
 func (*AbortMatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{44}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *AbortMatchRequest) GetMatchId() string {
@@ -3590,7 +3661,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3602,7 +3673,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3615,7 +3686,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetResultRequest) GetMatchId() string {
@@ -3641,7 +3712,7 @@ type Placement struct {
 
 func (x *Placement) Reset() {
 	*x = Placement{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3653,7 +3724,7 @@ func (x *Placement) String() string {
 func (*Placement) ProtoMessage() {}
 
 func (x *Placement) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3666,7 +3737,7 @@ func (x *Placement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Placement.ProtoReflect.Descriptor instead.
 func (*Placement) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Placement) GetSeats() []uint32 {
@@ -3695,7 +3766,7 @@ type MatchResult struct {
 
 func (x *MatchResult) Reset() {
 	*x = MatchResult{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3707,7 +3778,7 @@ func (x *MatchResult) String() string {
 func (*MatchResult) ProtoMessage() {}
 
 func (x *MatchResult) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3720,7 +3791,7 @@ func (x *MatchResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchResult.ProtoReflect.Descriptor instead.
 func (*MatchResult) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *MatchResult) GetMatchId() string {
@@ -3813,7 +3884,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3825,7 +3896,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3838,7 +3909,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *EvaluateRequest) GetVariant() string {
@@ -3891,7 +3962,7 @@ type GroupVerdict struct {
 
 func (x *GroupVerdict) Reset() {
 	*x = GroupVerdict{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3903,7 +3974,7 @@ func (x *GroupVerdict) String() string {
 func (*GroupVerdict) ProtoMessage() {}
 
 func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3916,7 +3987,7 @@ func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupVerdict.ProtoReflect.Descriptor instead.
 func (*GroupVerdict) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *GroupVerdict) GetCards() []*Card {
@@ -3982,7 +4053,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3994,7 +4065,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4007,7 +4078,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *EvaluateResponse) GetGroups() []*GroupVerdict {
@@ -4176,13 +4247,14 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x03seq\x18\f \x01(\x04R\x03seqB\a\n" +
 	"\x05_seatB\n" +
 	"\n" +
-	"\b_meld_id\"\xcf\x01\n" +
+	"\b_meld_id\"\xe5\x01\n" +
 	"\x04Join\x126\n" +
 	"\x04seat\x18\x01 \x01(\v2 .rummy.referee.v1.SeatCredentialH\x00R\x04seat\x12\x1d\n" +
 	"\tbot_token\x18\x02 \x01(\tH\x00R\bbotToken\x12\x19\n" +
 	"\bbot_name\x18\x03 \x01(\tR\abotName\x12\x10\n" +
 	"\x03sdk\x18\x04 \x01(\tR\x03sdk\x125\n" +
-	"\x06resume\x18\x05 \x03(\v2\x1d.rummy.referee.v1.ResumePointR\x06resumeB\f\n" +
+	"\x06resume\x18\x05 \x03(\v2\x1d.rummy.referee.v1.ResumePointR\x06resume\x12\x14\n" +
+	"\x05batch\x18\x06 \x01(\bR\x05batchB\f\n" +
 	"\n" +
 	"credential\"C\n" +
 	"\vResumePoint\x12\x19\n" +
@@ -4250,7 +4322,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x18\n" +
 	"\adetails\x18\a \x03(\tR\adetails\x12\x10\n" +
 	"\x03seq\x18\b \x01(\x04R\x03seqB\t\n" +
-	"\a_winner\"\xff\x03\n" +
+	"\a_winner\"\xb0\x04\n" +
 	"\x0eRefereeMessage\x125\n" +
 	"\awelcome\x18\x01 \x01(\v2\x19.rummy.referee.v1.WelcomeH\x00R\awelcome\x122\n" +
 	"\x06seated\x18\x02 \x01(\v2\x18.rummy.referee.v1.SeatedH\x00R\x06seated\x124\n" +
@@ -4260,8 +4332,11 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\baccepted\x18\x06 \x01(\v2 .rummy.referee.v1.ActionAcceptedH\x00R\baccepted\x12?\n" +
 	"\vhand_result\x18\a \x01(\v2\x1c.rummy.referee.v1.HandResultH\x00R\n" +
 	"handResult\x12B\n" +
-	"\fmatch_result\x18\b \x01(\v2\x1d.rummy.referee.v1.MatchResultH\x00R\vmatchResultB\x06\n" +
-	"\x04body\"\x89\x01\n" +
+	"\fmatch_result\x18\b \x01(\v2\x1d.rummy.referee.v1.MatchResultH\x00R\vmatchResult\x12/\n" +
+	"\x05batch\x18\t \x01(\v2\x17.rummy.referee.v1.BatchH\x00R\x05batchB\x06\n" +
+	"\x04body\"E\n" +
+	"\x05Batch\x12<\n" +
+	"\bmessages\x18\x01 \x03(\v2 .rummy.referee.v1.RefereeMessageR\bmessages\"\x89\x01\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -4434,7 +4509,7 @@ func file_rummy_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_rummy_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(Rank)(0),                    // 0: rummy.referee.v1.Rank
 	(Suit)(0),                    // 1: rummy.referee.v1.Suit
@@ -4476,25 +4551,26 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*ActionAccepted)(nil),       // 37: rummy.referee.v1.ActionAccepted
 	(*HandResult)(nil),           // 38: rummy.referee.v1.HandResult
 	(*RefereeMessage)(nil),       // 39: rummy.referee.v1.RefereeMessage
-	(*OptionInfo)(nil),           // 40: rummy.referee.v1.OptionInfo
-	(*VariantInfo)(nil),          // 41: rummy.referee.v1.VariantInfo
-	(*ListVariantsRequest)(nil),  // 42: rummy.referee.v1.ListVariantsRequest
-	(*ListVariantsResponse)(nil), // 43: rummy.referee.v1.ListVariantsResponse
-	(*TimeControl)(nil),          // 44: rummy.referee.v1.TimeControl
-	(*SeatSpec)(nil),             // 45: rummy.referee.v1.SeatSpec
-	(*CreateMatchRequest)(nil),   // 46: rummy.referee.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil),  // 47: rummy.referee.v1.CreateMatchResponse
-	(*WatchRequest)(nil),         // 48: rummy.referee.v1.WatchRequest
-	(*AbortMatchRequest)(nil),    // 49: rummy.referee.v1.AbortMatchRequest
-	(*GetResultRequest)(nil),     // 50: rummy.referee.v1.GetResultRequest
-	(*Placement)(nil),            // 51: rummy.referee.v1.Placement
-	(*MatchResult)(nil),          // 52: rummy.referee.v1.MatchResult
-	(*EvaluateRequest)(nil),      // 53: rummy.referee.v1.EvaluateRequest
-	(*GroupVerdict)(nil),         // 54: rummy.referee.v1.GroupVerdict
-	(*EvaluateResponse)(nil),     // 55: rummy.referee.v1.EvaluateResponse
-	nil,                          // 56: rummy.referee.v1.Seated.OptionsEntry
-	nil,                          // 57: rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	nil,                          // 58: rummy.referee.v1.EvaluateRequest.OptionsEntry
+	(*Batch)(nil),                // 40: rummy.referee.v1.Batch
+	(*OptionInfo)(nil),           // 41: rummy.referee.v1.OptionInfo
+	(*VariantInfo)(nil),          // 42: rummy.referee.v1.VariantInfo
+	(*ListVariantsRequest)(nil),  // 43: rummy.referee.v1.ListVariantsRequest
+	(*ListVariantsResponse)(nil), // 44: rummy.referee.v1.ListVariantsResponse
+	(*TimeControl)(nil),          // 45: rummy.referee.v1.TimeControl
+	(*SeatSpec)(nil),             // 46: rummy.referee.v1.SeatSpec
+	(*CreateMatchRequest)(nil),   // 47: rummy.referee.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil),  // 48: rummy.referee.v1.CreateMatchResponse
+	(*WatchRequest)(nil),         // 49: rummy.referee.v1.WatchRequest
+	(*AbortMatchRequest)(nil),    // 50: rummy.referee.v1.AbortMatchRequest
+	(*GetResultRequest)(nil),     // 51: rummy.referee.v1.GetResultRequest
+	(*Placement)(nil),            // 52: rummy.referee.v1.Placement
+	(*MatchResult)(nil),          // 53: rummy.referee.v1.MatchResult
+	(*EvaluateRequest)(nil),      // 54: rummy.referee.v1.EvaluateRequest
+	(*GroupVerdict)(nil),         // 55: rummy.referee.v1.GroupVerdict
+	(*EvaluateResponse)(nil),     // 56: rummy.referee.v1.EvaluateResponse
+	nil,                          // 57: rummy.referee.v1.Seated.OptionsEntry
+	nil,                          // 58: rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	nil,                          // 59: rummy.referee.v1.EvaluateRequest.OptionsEntry
 }
 var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	0,  // 0: rummy.referee.v1.Card.rank:type_name -> rummy.referee.v1.Rank
@@ -4548,8 +4624,8 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	31, // 48: rummy.referee.v1.PlayerMessage.action:type_name -> rummy.referee.v1.ActionMessage
 	32, // 49: rummy.referee.v1.PlayerMessage.resign:type_name -> rummy.referee.v1.Resign
 	22, // 50: rummy.referee.v1.ActionMessage.action:type_name -> rummy.referee.v1.Action
-	56, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
-	44, // 52: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
+	57, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
+	45, // 52: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
 	3,  // 53: rummy.referee.v1.DecisionRequest.phase:type_name -> rummy.referee.v1.Phase
 	24, // 54: rummy.referee.v1.DecisionRequest.view:type_name -> rummy.referee.v1.SeatView
 	22, // 55: rummy.referee.v1.DecisionRequest.legal_actions:type_name -> rummy.referee.v1.Action
@@ -4560,40 +4636,42 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	36, // 60: rummy.referee.v1.RefereeMessage.rejected:type_name -> rummy.referee.v1.ActionRejected
 	37, // 61: rummy.referee.v1.RefereeMessage.accepted:type_name -> rummy.referee.v1.ActionAccepted
 	38, // 62: rummy.referee.v1.RefereeMessage.hand_result:type_name -> rummy.referee.v1.HandResult
-	52, // 63: rummy.referee.v1.RefereeMessage.match_result:type_name -> rummy.referee.v1.MatchResult
-	40, // 64: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
-	41, // 65: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
-	57, // 66: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	45, // 67: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
-	44, // 68: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
-	25, // 69: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
-	4,  // 70: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
-	51, // 71: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
-	38, // 72: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
-	58, // 73: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
-	0,  // 74: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
-	8,  // 75: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
-	5,  // 76: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
-	54, // 77: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
-	42, // 78: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
-	46, // 79: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
-	30, // 80: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
-	48, // 81: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
-	50, // 82: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
-	53, // 83: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
-	49, // 84: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
-	43, // 85: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
-	47, // 86: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
-	39, // 87: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
-	26, // 88: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
-	52, // 89: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
-	55, // 90: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
-	52, // 91: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
-	85, // [85:92] is the sub-list for method output_type
-	78, // [78:85] is the sub-list for method input_type
-	78, // [78:78] is the sub-list for extension type_name
-	78, // [78:78] is the sub-list for extension extendee
-	0,  // [0:78] is the sub-list for field type_name
+	53, // 63: rummy.referee.v1.RefereeMessage.match_result:type_name -> rummy.referee.v1.MatchResult
+	40, // 64: rummy.referee.v1.RefereeMessage.batch:type_name -> rummy.referee.v1.Batch
+	39, // 65: rummy.referee.v1.Batch.messages:type_name -> rummy.referee.v1.RefereeMessage
+	41, // 66: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
+	42, // 67: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
+	58, // 68: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	46, // 69: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
+	45, // 70: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
+	25, // 71: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
+	4,  // 72: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
+	52, // 73: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
+	38, // 74: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
+	59, // 75: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
+	0,  // 76: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
+	8,  // 77: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
+	5,  // 78: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
+	55, // 79: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
+	43, // 80: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
+	47, // 81: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
+	30, // 82: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
+	49, // 83: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
+	51, // 84: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
+	54, // 85: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
+	50, // 86: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
+	44, // 87: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
+	48, // 88: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
+	39, // 89: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
+	26, // 90: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
+	53, // 91: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
+	56, // 92: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
+	53, // 93: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
+	87, // [87:94] is the sub-list for method output_type
+	80, // [80:87] is the sub-list for method input_type
+	80, // [80:80] is the sub-list for extension type_name
+	80, // [80:80] is the sub-list for extension extendee
+	0,  // [0:80] is the sub-list for field type_name
 }
 
 func init() { file_rummy_referee_v1_referee_proto_init() }
@@ -4636,15 +4714,16 @@ func file_rummy_referee_v1_referee_proto_init() {
 		(*RefereeMessage_Accepted)(nil),
 		(*RefereeMessage_HandResult)(nil),
 		(*RefereeMessage_MatchResult)(nil),
+		(*RefereeMessage_Batch)(nil),
 	}
-	file_rummy_referee_v1_referee_proto_msgTypes[41].OneofWrappers = []any{}
+	file_rummy_referee_v1_referee_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rummy_referee_v1_referee_proto_rawDesc), len(file_rummy_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   54,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

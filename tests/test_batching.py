@@ -1,0 +1,100 @@
+"""Join.batch: a client that asks for batches gets what the referee has ready as one message, in the same order
+and with the same content as a client reading one message at a time; a client that does not ask never sees one."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import grpc
+import pytest
+
+from referee.server import EmbeddedReferee
+from referee.session import TimeControl
+from rummy.referee.v1 import referee_pb2 as pb
+from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummybot.sdk import messages
+
+
+@pytest.fixture(scope="module")
+def referee():
+    with EmbeddedReferee(default_time=TimeControl(per_move_ms=5000, grace_ms=500, connect_ms=5000)) as ref:
+        yield ref
+
+
+async def _play(address: str, batch: bool) -> tuple[list[list[pb.RefereeMessage]], list[list[int]]]:
+    """One seeded match of two raw clients answering the first listed non-drop action: per seat, the messages
+    taken apart and the size of each write (1 for a single message)."""
+    async with grpc.aio.insecure_channel(address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        created = await stub.CreateMatch(pb.CreateMatchRequest(
+            variant="500-rum", seed="batching", max_hands=1, seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
+
+        async def seat(token: str, rng: random.Random) -> tuple[list[pb.RefereeMessage], list[int]]:
+            got: list[pb.RefereeMessage] = []
+            writes: list[int] = []
+            call = stub.Play()
+            await call.write(pb.PlayerMessage(join=pb.Join(
+                seat=pb.SeatCredential(match_id=created.match_id, token=token), batch=batch)))
+
+            async def counted():  # type: ignore[no-untyped-def]
+                async for msg in call:
+                    writes.append(len(msg.batch.messages) if msg.WhichOneof("body") == "batch" else 1)
+                    yield msg
+
+            async for msg in messages(counted()):
+                got.append(msg)
+                if msg.WhichOneof("body") == "decision":
+                    d = msg.decision
+                    action = rng.choice([a for a in d.legal_actions if a.WhichOneof("kind") != "drop"])
+                    await call.write(pb.PlayerMessage(action=pb.ActionMessage(
+                        match_id=created.match_id, request_id=d.request_id, action=action)))
+                elif msg.WhichOneof("body") == "match_result":
+                    break
+            await call.done_writing()
+            return got, writes
+
+        out = await asyncio.gather(*(seat(t, random.Random(i)) for i, t in enumerate(created.seat_tokens)))
+    return [m for m, _ in out], [w for _, w in out]
+
+
+def _comparable(msgs: list[pb.RefereeMessage]) -> list[tuple[str, bytes]]:
+    """Each message's kind and content, less what differs from one match to the next (ids, clocks)."""
+    out = []
+    for m in msgs:
+        kind = m.WhichOneof("body")
+        body = getattr(m, kind)
+        body = type(body).FromString(body.SerializeToString())
+        for name in ("match_id", "time_left_ms", "bank_left_ms", "server_version"):
+            if name in body.DESCRIPTOR.fields_by_name:
+                body.ClearField(name)
+        if kind == "match_result":  # its hands name the match: compare the outcome
+            out.append((kind, repr((list(body.ranking), list(body.totals), body.reason))))
+            continue
+        out.append((kind, body.SerializeToString(deterministic=True)))
+    return out
+
+
+def test_a_batching_client_gets_the_same_messages_in_fewer_writes(referee: EmbeddedReferee) -> None:
+    batched, writes = asyncio.run(_play(referee.address, batch=True))
+    single, single_writes = asyncio.run(_play(referee.address, batch=False))
+    for seat in (0, 1):
+        assert _comparable(batched[seat]) == _comparable(single[seat])
+        assert set(single_writes[seat]) == {1}  # never a batch without Join.batch
+        assert max(writes[seat]) > 1 and len(writes[seat]) < len(single_writes[seat])
+    assert batched[0][-1].WhichOneof("body") == "match_result"
+
+
+def test_a_batch_is_taken_apart_in_order() -> None:
+    inner = [pb.RefereeMessage(accepted=pb.ActionAccepted(request_id=i)) for i in (3, 4, 5)]
+
+    async def stream():  # type: ignore[no-untyped-def]
+        yield pb.RefereeMessage(welcome=pb.Welcome(bot_name="x"))
+        yield pb.RefereeMessage(batch=pb.Batch(messages=inner))
+
+    async def collect() -> list[pb.RefereeMessage]:
+        return [m async for m in messages(stream())]
+
+    got = asyncio.run(collect())
+    assert [m.WhichOneof("body") for m in got] == ["welcome", "accepted", "accepted", "accepted"]
+    assert [m.accepted.request_id for m in got[1:]] == [3, 4, 5]
