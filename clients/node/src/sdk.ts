@@ -82,7 +82,8 @@ export function describeResult(result: MatchResult): string {
 }
 
 function joinMessage(bot: Bot, options: RunOptions): Join {
-  const named = { bot_name: options.botName ?? bot.name ?? "node-bot", sdk: SDK_VERSION };
+  // batch: the referee may send what it has ready as one RefereeMessage.batch (taken apart in `run`)
+  const named = { bot_name: options.botName ?? bot.name ?? "node-bot", sdk: SDK_VERSION, batch: true };
   if (options.botToken) return { ...named, bot_token: options.botToken };
   if (options.matchId && options.token) return { ...named, seat: { match_id: options.matchId, token: options.token } };
   throw new Error("give a bot token, or a match id and a seat token");
@@ -166,14 +167,17 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       if (error) reject(error);
       else resolve(results);
     };
-    call.on("data", (msg: RefereeMessage) => {
-      queue = queue
-        .then(async () => {
-          if (!finished && (await handle(msg))) finish();
-        })
-        .catch((err: unknown) => {
-          process.stderr.write(`${join.bot_name}: ${msg.body} failed: ${err instanceof Error ? err.stack : err}\n`);
-        });
+    call.on("data", (received: RefereeMessage) => {
+      const messages = received.body === "batch" ? received.batch!.messages : [received];
+      for (const msg of messages) {
+        queue = queue
+          .then(async () => {
+            if (!finished && (await handle(msg))) finish();
+          })
+          .catch((err: unknown) => {
+            process.stderr.write(`${join.bot_name}: ${msg.body} failed: ${err instanceof Error ? err.stack : err}\n`);
+          });
+      }
     });
     call.on("end", () => void queue.then(() => finish()));
     call.on("error", (err: ServiceError) => void queue.then(() => finish(err)));
