@@ -17,7 +17,7 @@ from referee.melds import Placed
 from referee.variants import find
 from referee.variants.base import Action, Event, HandState, PileView, SeatView, Table, default_teams
 
-__all__ = ["HiddenCardLeak", "HandRun", "table_cards", "zone_cards", "cards_named", "random_hand", "KnowledgeTracker",
+__all__ = ["HiddenCardLeak", "HandRun", "table_cards", "public_so_far", "zone_cards", "cards_named", "random_hand", "KnowledgeTracker",
            "TcpProxy", "pb_cards", "check_seat_log", "check_seat_logs", "SeatLogCheck"]
 
 
@@ -55,6 +55,19 @@ def table_cards(state: HandState) -> set[Card]:
     elif state.pile_view is PileView.TOP and state.discards:
         out.add(state.discards[-1])
     return out
+
+
+def public_so_far(known: dict[int, tuple[HandState, set[Card]]], match: Any, state: HandState) -> set[Card]:
+    """Every card public in this hand so far, kept in ``known`` (by hand state): what the table shows or has
+    shown, the card on offer now, and every hand once the hand is over."""
+    seen = known.setdefault(id(state), (state, set()))[1]
+    seen |= table_cards(state)
+    if state.over:
+        for h in state.hands:
+            seen.update(h)
+    elif not match.over and (d := match.variant.decision(state)) is not None and d.offer is not None:
+        seen.add(d.offer)
+    return seen
 
 
 def _standins(placed: Iterable[Any]) -> set[Card]:
@@ -312,15 +325,9 @@ class _SeatLog:
                 raise HiddenCardLeak(f"a {body} message to seat {seat} names cards {sorted(map(str, named))}")
 
     def knowledge(self, match: Any, state: HandState) -> set[Card]:
-        seen = self.known.setdefault(id(state), (state, set()))[1]
-        seen |= table_cards(state)
+        seen = public_so_far(self.known, match, state)
         seen.update(state.hands[self.seat])
         seen.update(c for c, who in state.face_down if self.seat in who)
-        if state.over:
-            for h in state.hands:
-                seen.update(h)
-        elif not match.over and (d := match.variant.decision(state)) is not None and d.offer is not None:
-            seen.add(d.offer)
         return seen
 
 

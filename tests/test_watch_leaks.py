@@ -23,7 +23,7 @@ from referee.records import read_numbered
 from referee.replay import verify
 from referee.server import EmbeddedReferee
 from referee.session import TimeControl
-from referee.testing import table_cards
+from referee.testing import public_so_far
 from referee.variants import all_variants
 from referee.variants.base import Event, HandState
 from rummy.referee.v1 import referee_pb2 as pb
@@ -52,15 +52,7 @@ class PublicCards:
         self.allowed: dict[int, tuple[Event, frozenset[Card]]] = {}
 
     def _public(self, match: Match, state: HandState) -> set[Card]:
-        entry = self.known.setdefault(id(state), (state, set()))
-        seen = entry[1]
-        seen |= table_cards(state)
-        if state.over:
-            for h in state.hands:
-                seen.update(h)
-        elif not match.over and (d := match.variant.decision(state)) is not None and d.offer is not None:
-            seen.add(d.offer)
-        return seen
+        return public_so_far(self.known, match, state)
 
     def step(self, match: Match, before: HandState | None, events: list[Event]) -> None:
         assert match.state is not None
