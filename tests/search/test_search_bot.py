@@ -61,7 +61,7 @@ def test_the_greedy_choice_stands_unless_the_deals_show_better() -> None:
 # deals-4), where counts add up and a drop can be worth its 20
 TOURNAMENTS = {
     "500-rum": dict(deals=150, samples=16, depth=4, max_hands=1, options={}),
-    "indian": dict(deals=50, samples=8, depth=10, max_hands=0, options={"format": "deals-4"}),
+    "indian": dict(deals=100, samples=8, depth=10, max_hands=0, options={"format": "deals-4"}),
 }
 
 
