@@ -114,7 +114,7 @@ def _fmt(x: Any, spec: str = ",.0f") -> str:
 
 def table(res: dict[str, Any]) -> str:
     lines: list[str] = []
-    if "inprocess_decisions_per_s" in res:
+    if res.get("inprocess_decisions_per_s") is not None:  # a section left out (--only) is None
         lines.append(f"{'in process (random self-play)':<30} {'decisions/s':>12} {'games/s':>9} {'x RLCard':>9} {'x OpenSpiel':>12}")
         for name, rate in res["inprocess_decisions_per_s"].items():
             lines.append(f"{name:<30} {_fmt(rate):>12} {_fmt(res['inprocess_games_per_s'][name], ',.1f'):>9} "
@@ -122,14 +122,14 @@ def table(res: dict[str, Any]) -> str:
         lines.append(f"{'indian, never dropping':<30} {_fmt(res['inprocess_indian_no_drops_decisions_per_s']):>12}")
         lines.append(f"{'RLCard gin-rummy':<30} {_fmt(res['rlcard_decisions_per_s']):>12} {_fmt(res['rlcard_games_per_s'], ',.1f'):>9}")
         lines.append(f"{'OpenSpiel gin_rummy':<30} {_fmt(res['openspiel_decisions_per_s']):>12} {_fmt(res['openspiel_games_per_s'], ',.1f'):>9}")
-    if "wire_p50_us" in res:
+    if res.get("wire_p50_us") is not None:  # a section left out (--only) is None
         lines.append("")
         lines.append(f"over gRPC, Indian, {res['wire_message_bytes']} B requests: round trip p50 {_fmt(res['wire_p50_us'])} us, "
                      f"p99 {_fmt(res['wire_p99_us'])} us; bare ping-pong p50 {_fmt(res['bare_grpc_p50_us'])} us, "
                      f"p99 {_fmt(res['bare_grpc_p99_us'])} us")
         lines.append(f"wire overhead ratio (p50 / bare p50): {res['wire_overhead_ratio']:.2f}x; match set-up p50 "
                      f"{res['wire_setup_p50_ms']:.1f} ms = {res['wire_setup_over_round_trip']:.0f} bare round trips")
-    if "concurrent_100_p99_ms" in res:
+    if res.get("concurrent_100_p99_ms") is not None:  # a section left out (--only) is None
         for n in (1, 10, 100):
             lines.append(f"{n:>3} concurrent matches: {_fmt(res[f'concurrent_{n}_decisions_per_s'])} decisions/s, "
                          f"p50 {res[f'concurrent_{n}_p50_ms']:.2f} ms, p99 {res[f'concurrent_{n}_p99_ms']:.2f} ms")
