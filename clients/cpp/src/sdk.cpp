@@ -76,6 +76,7 @@ class Session {
         bot_.on_match_result(result);
         return only_match_.empty() || result.match_id() != only_match_;
       }
+      case pb::RefereeMessage::kBatch:  // only to a client whose Join set batch, which this SDK does not
       case pb::RefereeMessage::BODY_NOT_SET:
         break;
     }

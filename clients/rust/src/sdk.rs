@@ -189,7 +189,8 @@ pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<
                     break;
                 }
             }
-            Some(Incoming::Welcome(_)) | None => {}
+            // a batch comes only to a client whose Join set `batch`, which this SDK does not
+            Some(Incoming::Welcome(_)) | Some(Incoming::Batch(_)) | None => {}
         }
     }
     Ok(results)
@@ -206,6 +207,7 @@ fn join(options: &Options, default_name: &str) -> Join {
         credential: Some(credential),
         bot_name: options.name.clone().unwrap_or_else(|| default_name.to_string()),
         sdk: SDK_VERSION.to_string(),
+        ..Default::default() // no resume points (this SDK does not rejoin) and no batches
     }
 }
 
