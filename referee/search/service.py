@@ -128,11 +128,17 @@ class SearchService(spb_grpc.SearchServicer):
                 self.in_flight[client] -= 1
                 if not self.in_flight[client]:
                     del self.in_flight[client]
-        except _Refused as exc:
-            await self._abort(context, exc.status, exc.code, exc.message)
-        except RefereeError as exc:
-            await self._abort(context, _STATUS.get(type(exc), grpc.StatusCode.INVALID_ARGUMENT), exc.code, exc.message)
+        except (_Refused, RefereeError) as exc:
+            await self._refuse(context, exc)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    @classmethod
+    async def _refuse(cls, context: grpc.aio.ServicerContext, exc: _Refused | RefereeError) -> None:
+        """End the call with the refusal's status (a rules error's by its type) and reason code."""
+        if isinstance(exc, _Refused):
+            await cls._abort(context, exc.status, exc.code, exc.message)
+        else:
+            await cls._abort(context, _STATUS.get(type(exc), grpc.StatusCode.INVALID_ARGUMENT), exc.code, exc.message)
 
     @staticmethod
     async def _abort(context: grpc.aio.ServicerContext, status: grpc.StatusCode, code: str, message: str) -> None:
@@ -169,11 +175,8 @@ class SearchService(spb_grpc.SearchServicer):
         seed = request.seed[:128] or secrets.token_hex(8)
         try:
             record = self._record(request.seat)
-        except _Refused as exc:
-            await self._abort(context, exc.status, exc.code, exc.message)
-            raise
-        except RefereeError as exc:
-            await self._abort(context, _STATUS.get(type(exc), grpc.StatusCode.INVALID_ARGUMENT), exc.code, exc.message)
+        except (_Refused, RefereeError) as exc:
+            await self._refuse(context, exc)
             raise
 
         def work() -> spb.SampleDealsResponse:
@@ -228,7 +231,7 @@ class SearchService(spb_grpc.SearchServicer):
             try:
                 session, seat = self._seat(request.seat)
             except _Refused as exc:
-                await self._abort(context, exc.status, exc.code, exc.message)
+                await self._refuse(context, exc)
                 raise
             if session.done.is_set():
                 return spb.LegalActionsResponse(position=spb.Position(hand_over=True, end_reason="the match is over"))
