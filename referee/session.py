@@ -148,8 +148,9 @@ class MatchSession:
         if resume is not None:
             self._resume(resume, config, seat_names)
             return
+        # hex, not url-safe base64: a token starting with '-' reads as an option on a bot's command line
         self.seats = [
-            _Seat(secrets.token_urlsafe(18) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
+            _Seat(secrets.token_hex(16) if not bt else "", seat_names[s], bt, bank_left_ms=time_control.bank_ms)
             for s, bt in enumerate(bot_tokens)
         ]
         for s in self.seats:

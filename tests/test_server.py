@@ -95,6 +95,17 @@ def test_a_wrong_seat_token_is_denied_with_a_reason(referee, stub):
     assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited
 
 
+def test_seat_tokens_pass_as_command_line_arguments(stub):
+    """A token is handed to a bot as ``--token T``: one starting with '-' would read as an option (it did: the
+    url-safe alphabet has '-', and one seat in ~40 never joined). Tokens are hex, 128 bits."""
+    created = [create(stub) for _ in range(40)]
+    for c in created:
+        stub.AbortMatch(pb.AbortMatchRequest(match_id=c.match_id))
+    tokens = [t for c in created for t in c.seat_tokens]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", t) for t in tokens), tokens
+    assert len(set(tokens)) == len(tokens)
+
+
 def test_a_stream_that_does_not_start_with_join_is_invalid(referee):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:

@@ -99,17 +99,18 @@ def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: s
             client = subprocess.Popen([*command, "--referee", ref.address, "--match", mid, "--token", tokens[1]],
                                       cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match", mid,
-                                      "--token", tokens[0]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      "--token", tokens[0]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
                 result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=timeout_s)
                 output, _ = client.communicate(timeout=30)  # a seat-token client exits once its match ends
+                other_output, _ = other.communicate(timeout=30)
             finally:
                 for p in (client, other):
                     if p.poll() is None:
                         p.kill()
                         p.wait()
     assert result.status == pb.MATCH_STATUS_FINISHED, result
-    assert not list(result.forfeited), (result.reason, output)
+    assert not list(result.forfeited), (result.reason, output, other_output[-3000:])
     assert client.returncode == 0, output
     return result, output
 
