@@ -65,23 +65,46 @@ class Connection:
             self.out.put_nowait(None)
 
     async def outgoing(self) -> AsyncIterator[pb.RefereeMessage]:
-        """What to write to the stream, in order, until the connection closes. A batching client gets everything
-        queued by the time the writer wakes as one message: a decision's acceptance, its events and the next
-        request are queued in one step of the match, so they go out as one write instead of three or four."""
+        """What to write to the stream, in order, until the connection closes.
+
+        A batching client (``Join.batch``) gets its messages as batches, and only when one of them asks something
+        of it (a decision request, a rejection, a welcome, a match's result) or ``HOLD_S`` after the first one
+        waiting: an acceptance and the events of the other seats' moves then ride with the seat's next request.
+        A move then costs one write, the same as a bare request and reply, instead of one per seat: on this path
+        gRPC's per-message cost is most of the referee's work."""
         while (msg := await self.out.get()) is not None:
-            if not self.batch or self.out.empty():
+            if not self.batch:
                 yield msg
                 continue
             ready, closing = [msg], False
-            while not self.out.empty():
-                more = self.out.get_nowait()
-                if more is None:
-                    closing = True
-                    break
-                ready.append(more)
-            yield pb.RefereeMessage(batch=pb.Batch(messages=ready))
+            urgent = msg.WhichOneof("body") in _URGENT
+            try:
+                async with asyncio.timeout(None if urgent else HOLD_S):
+                    while True:
+                        while not self.out.empty():
+                            more = self.out.get_nowait()
+                            if more is None:
+                                closing = True
+                                break
+                            ready.append(more)
+                            urgent = urgent or more.WhichOneof("body") in _URGENT
+                        if urgent or closing:
+                            break
+                        more = await self.out.get()
+                        if more is None:
+                            closing = True
+                            break
+                        ready.append(more)
+                        urgent = more.WhichOneof("body") in _URGENT
+            except TimeoutError:
+                pass
+            yield ready[0] if len(ready) == 1 else pb.RefereeMessage(batch=pb.Batch(messages=ready))
             if closing:
                 return
+
+
+HOLD_S = 0.025  # how long a batching client's non-urgent messages (events, acceptances) may wait for company
+_URGENT = frozenset({"decision", "rejected", "welcome", "match_result"})  # sent at once, with what waits before them
 
 
 @dataclass
@@ -372,7 +395,10 @@ class MatchSession:
                     self._dispatch(self.match.timeout(seat))
                     return
                 try:
-                    item = await asyncio.wait_for(s.inbox.get(), remaining)
+                    # asyncio.timeout, not wait_for: wait_for runs the get as a task of its own, one more step of
+                    # the loop (and a task) between an answer arriving and the match going on
+                    async with asyncio.timeout(remaining):
+                        item = await s.inbox.get()
                 except TimeoutError:
                     continue
                 if item is None:  # the connection dropped, or the seat resigned

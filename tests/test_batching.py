@@ -98,3 +98,49 @@ def test_a_batch_is_taken_apart_in_order() -> None:
     got = asyncio.run(collect())
     assert [m.WhichOneof("body") for m in got] == ["welcome", "accepted", "accepted", "accepted"]
     assert [m.accepted.request_id for m in got[1:]] == [3, 4, 5]
+
+
+def test_events_and_acceptances_wait_for_the_seats_next_request(referee: EmbeddedReferee) -> None:
+    """What asks nothing of a seat (the other seats' moves, its own acceptance) rides with its next request: a
+    write per decision, not one per seat per move. Each write but the last ends with a request."""
+    batched, writes = asyncio.run(_play(referee.address, batch=True))
+    for seat in (0, 1):
+        decisions = sum(m.WhichOneof("body") == "decision" for m in batched[seat])
+        assert len(writes[seat]) <= decisions + 4  # the welcome, the seating, the end, a rare held flush
+        ends, at = [], 0
+        for size in writes[seat]:
+            at += size
+            ends.append(batched[seat][at - 1].WhichOneof("body"))
+        assert ends.count("decision") >= decisions - 2, ends
+
+
+def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
+    """Nothing waits longer than HOLD_S for company; an urgent message takes what waits with it, in order."""
+    from referee.session import HOLD_S, Connection
+
+    async def go() -> tuple[list[list[str]], list[float]]:
+        conn = Connection(batch=True)
+        writes: list[list[str]] = []
+        times: list[float] = []
+        t0 = asyncio.get_running_loop().time()
+
+        async def reader() -> None:
+            async for msg in conn.outgoing():
+                inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
+                writes.append([m.WhichOneof("body") for m in inner])
+                times.append(asyncio.get_running_loop().time() - t0)
+
+        task = asyncio.create_task(reader())
+        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=1)))
+        await asyncio.sleep(HOLD_S * 4)
+        conn.send(pb.RefereeMessage(accepted=pb.ActionAccepted(request_id=1)))
+        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=2)))
+        conn.send(pb.RefereeMessage(decision=pb.DecisionRequest(request_id=2)))
+        await asyncio.sleep(0.001)
+        conn.close()
+        await task
+        return writes, times
+
+    writes, times = asyncio.run(go())
+    assert writes == [["event"], ["accepted", "event", "decision"]]
+    assert HOLD_S * 0.9 <= times[0] < HOLD_S * 4 and times[1] >= HOLD_S * 4
