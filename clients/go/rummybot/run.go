@@ -25,7 +25,7 @@ type Options struct {
 // Run connects to the referee and plays until it closes the stream (bot-token mode) or the one match ends
 // (seat mode), answering decisions one at a time in arrival order. It returns the results of the matches played.
 func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) {
-	join := &pb.Join{BotName: opts.Name, Sdk: SDKVersion}
+	join := &pb.Join{BotName: opts.Name, Sdk: SDKVersion, Batch: true} // batches: one write per move
 	switch {
 	case opts.MatchID != "" && opts.SeatToken != "":
 		join.Credential = &pb.Join_Seat{Seat: &pb.SeatCredential{MatchId: opts.MatchID, Token: opts.SeatToken}}
@@ -57,14 +57,24 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 		if err != nil {
 			return s.results, err
 		}
-		result, err := s.handle(msg)
-		if err != nil && !errors.Is(err, io.EOF) { // on io.EOF the next Recv says why the stream ended
-			return s.results, err
-		}
-		if result != nil && result.GetMatchId() == opts.MatchID {
-			return s.results, stream.CloseSend()
+		for _, one := range unbatch(msg) {
+			result, err := s.handle(one)
+			if err != nil && !errors.Is(err, io.EOF) { // on io.EOF the next Recv says why the stream ended
+				return s.results, err
+			}
+			if result != nil && result.GetMatchId() == opts.MatchID {
+				return s.results, stream.CloseSend()
+			}
 		}
 	}
+}
+
+// unbatch takes a Batch (sent because the Join asked for batches) apart into its messages, in order.
+func unbatch(msg *pb.RefereeMessage) []*pb.RefereeMessage {
+	if b, ok := msg.GetBody().(*pb.RefereeMessage_Batch); ok {
+		return b.Batch.GetMessages()
+	}
+	return []*pb.RefereeMessage{msg}
 }
 
 // session is the state of one Play stream: the open decision of each match, keyed by match id, so that a

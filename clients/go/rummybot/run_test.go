@@ -16,6 +16,8 @@ type scriptedReferee struct {
 	pb.UnimplementedRefereeServer
 	script   []*pb.RefereeMessage
 	received chan []*pb.PlayerMessage
+	// waitAfterBatch: a batch holding a decision is answered before the script goes on, as for a decision
+	waitAfterBatch bool
 }
 
 func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
@@ -29,7 +31,12 @@ func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
 		if err := stream.Send(msg); err != nil {
 			return err
 		}
-		if _, ok := msg.GetBody().(*pb.RefereeMessage_Decision); ok { // wait for the answer, as the referee does
+		_, asks := msg.GetBody().(*pb.RefereeMessage_Decision)
+		if b, ok := msg.GetBody().(*pb.RefereeMessage_Batch); ok && r.waitAfterBatch {
+			last := b.Batch.GetMessages()[len(b.Batch.GetMessages())-1]
+			_, asks = last.GetBody().(*pb.RefereeMessage_Decision)
+		}
+		if asks { // wait for the answer, as the referee does
 			answer, err := stream.Recv()
 			if err != nil {
 				return err
@@ -101,5 +108,48 @@ func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 	answer := got[1].GetAction()
 	if answer.GetMatchId() != "m1" || answer.GetRequestId() != 7 || answer.GetAction().GetDrawStock() == nil {
 		t.Errorf("answer: %v", answer)
+	}
+}
+
+// The SDK asks for batches and takes one apart in order: the seating, the request (answered) and the result
+// sent as one message are handled as if sent one by one.
+func TestABatchIsTakenApartInOrder(t *testing.T) {
+	inner := []*pb.RefereeMessage{
+		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
+		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
+			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{drawStock()}}}},
+	}
+	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
+		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: inner}}},
+		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: []*pb.RefereeMessage{
+			{Body: &pb.RefereeMessage_Accepted{Accepted: &pb.ActionAccepted{MatchId: "m2", RequestId: 3}}},
+			{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m2",
+				Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
+		}}}},
+	}}
+	ref.waitAfterBatch = true
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := grpc.NewServer()
+	pb.RegisterRefereeServer(server, ref)
+	go server.Serve(lis)
+	defer server.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bot := &firstLegal{}
+	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: "m2", SeatToken: "secret", Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].GetMatchId() != "m2" || len(bot.seated) != 1 {
+		t.Fatalf("results %v, seated %v", results, bot.seated)
+	}
+	got := <-ref.received
+	if len(got) != 2 || !got[0].GetJoin().GetBatch() || got[1].GetAction().GetRequestId() != 3 {
+		t.Fatalf("want a join asking for batches and one answer to request 3, got %v", got)
 	}
 }

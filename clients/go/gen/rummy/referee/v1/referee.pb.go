@@ -1897,6 +1897,9 @@ type Join struct {
 	Resume []*ResumePoint `protobuf:"bytes,5,rep,name=resume,proto3" json:"resume,omitempty"`
 	// The client reads RefereeMessage.batch: the referee may then send the messages it has ready for this stream
 	// (an event, the acceptance, the next DecisionRequest...) as one batch, in order: fewer writes per decision.
+	// What asks nothing of the client (events, acceptances, seating, hand results) may wait up to 25 ms for the
+	// next message that does (a DecisionRequest, a rejection, the welcome, a match's result) and go with it: a move
+	// then costs one write in all, not one per seat. Every message still arrives, in order, before the next request.
 	Batch         bool `protobuf:"varint,6,opt,name=batch,proto3" json:"batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
