@@ -5,23 +5,33 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test test-slow clients test-clients protos lint bench clean
+.PHONY: demo test test-slow native clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,native]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The rules core compiled by mypyc (referee/native.py), rebuilt when one of its sources changes; without a C
+# compiler the build says why and the plain Python modules run. RUMMY_PURE_PYTHON=1 runs them anyway.
+NATIVE := build/native/manifest.json
+NATIVE_SOURCES := referee/errors.py referee/cards.py referee/melds.py referee/match.py $(wildcard referee/variants/*.py)
+
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(VENV)/bin/referee native build --optional
+
+native: $(NATIVE)
+
+demo: $(STAMP) $(NATIVE)
 	$(PY) -m tournaments.demo --variant $(VARIANT)
 
-test: $(STAMP)
+test: $(STAMP) $(NATIVE)
 	$(PY) -m pytest -q
 
 # the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing
 # with more examples (RUMMY_LEAK_MATCHES sets the matches per variant)
-test-slow: $(STAMP)
+test-slow: $(STAMP) $(NATIVE)
 	$(PY) -m pytest -q -m slow -p no:cacheprovider -s
 
 # Every client SDK in clients/LANG is built by its own build.sh, which installs what it needs (apt, npm, go,
@@ -43,9 +53,9 @@ lint: $(STAMP)
 
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.
-bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+bench: $(STAMP) $(NATIVE)
+	$(PY) -m pip install --quiet -e '.[dev,native,bench]'
 	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) build/native

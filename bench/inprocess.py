@@ -9,7 +9,11 @@ Rates are the best of ``repeat`` runs of ``seconds`` each: the best is the least
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -106,3 +110,17 @@ def run(seconds: float, repeat: int) -> dict[str, object]:
         "openspiel": peer(openspiel_rate, seconds, repeat),
         "rlcard": peer(rlcard_rate, seconds, repeat),
     }
+
+
+def plain_rates(seconds: float, repeat: int) -> dict[str, float]:
+    """Decisions/s per variant through the plain Python modules (``RUMMY_PURE_PYTHON=1``, in a fresh process): the
+    compiled core's speed-up is measured beside it, in the same run."""
+    env = dict(os.environ, RUMMY_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-m", "bench.inprocess", str(seconds), str(repeat)], env=env,
+                         capture_output=True, text=True, check=True)
+    return dict(json.loads(out.stdout))
+
+
+if __name__ == "__main__":  # python -m bench.inprocess SECONDS REPEAT: decisions/s per variant as JSON
+    _seconds, _repeat = float(sys.argv[1]), int(sys.argv[2])
+    print(json.dumps({v.name: best_of(variant_rate(v.name), _seconds, _repeat)[0] for v in all_variants()}))

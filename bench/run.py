@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from referee import native
+
 SECTIONS = ("inprocess", "wire", "concurrency", "tournament", "memory", "scaling")
 REQUIRED_KEYS = ("inprocess_decisions_per_s", "openspiel_decisions_per_s", "rlcard_decisions_per_s", "wire_p50_us",
                  "bare_grpc_p50_us", "wire_overhead_ratio", "concurrent_100_p99_ms")
@@ -51,6 +53,10 @@ def bench_inprocess(res: dict[str, Any], seconds: float, repeat: int) -> None:
     res["rlcard_games_per_s"] = rl_rate[1] if rl_rate else None  # type: ignore[index]
     res["ratio_to_rlcard"] = {k: _ratio(v[0], res["rlcard_decisions_per_s"]) for k, v in variants.items()}
     res["ratio_to_openspiel"] = {k: _ratio(v[0], res["openspiel_decisions_per_s"]) for k, v in variants.items()}
+    if res["machine"]["rules_core"] == "fresh":  # the compiled core ran: the plain modules beside it
+        plain = inprocess.plain_rates(seconds, repeat)
+        res["inprocess_plain_decisions_per_s"] = plain
+        res["compiled_speedup"] = {k: _ratio(v[0], plain.get(k)) for k, v in variants.items()}
 
 
 def bench_wire(res: dict[str, Any], quick: bool) -> None:
@@ -115,10 +121,13 @@ def _fmt(x: Any, spec: str = ",.0f") -> str:
 def table(res: dict[str, Any]) -> str:
     lines: list[str] = []
     if res.get("inprocess_decisions_per_s") is not None:  # a section left out (--only) is None
-        lines.append(f"{'in process (random self-play)':<30} {'decisions/s':>12} {'games/s':>9} {'x RLCard':>9} {'x OpenSpiel':>12}")
+        speedup = res.get("compiled_speedup") or {}
+        lines.append(f"in process, rules core {res['machine']['rules_core']} (random self-play)")
+        lines.append(f"{'variant':<30} {'decisions/s':>12} {'games/s':>9} {'x RLCard':>9} {'x OpenSpiel':>12} {'x plain':>8}")
         for name, rate in res["inprocess_decisions_per_s"].items():
             lines.append(f"{name:<30} {_fmt(rate):>12} {_fmt(res['inprocess_games_per_s'][name], ',.1f'):>9} "
-                         f"{_fmt(res['ratio_to_rlcard'][name], '.2f'):>9} {_fmt(res['ratio_to_openspiel'][name], '.2f'):>12}")
+                         f"{_fmt(res['ratio_to_rlcard'][name], '.2f'):>9} {_fmt(res['ratio_to_openspiel'][name], '.2f'):>12} "
+                         f"{_fmt(speedup.get(name), '.2f'):>8}")
         lines.append(f"{'indian, never dropping':<30} {_fmt(res['inprocess_indian_no_drops_decisions_per_s']):>12}")
         lines.append(f"{'RLCard gin-rummy':<30} {_fmt(res['rlcard_decisions_per_s']):>12} {_fmt(res['rlcard_games_per_s'], ',.1f'):>9}")
         lines.append(f"{'OpenSpiel gin_rummy':<30} {_fmt(res['openspiel_decisions_per_s']):>12} {_fmt(res['openspiel_games_per_s'], ',.1f'):>9}")
@@ -168,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (1 if args.quick else 3)
     res: dict[str, Any] = {key: None for key in REQUIRED_KEYS}
     res["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "load_avg": os.getloadavg(),
-                      "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                      "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "rules_core": native.status()}
     started = time.monotonic()
     for section in SECTIONS:
         if section not in args.only:

@@ -196,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--hands", type=int, default=2, help="hands per match (default 2)")
     c.add_argument("--per-move-ms", type=int, default=2000, help="time per decision (default 2000)")
 
+    n = sub.add_parser("native", help="compile the rules core with mypyc (build) or say whether it runs (status)")
+    n.add_argument("action", choices=("build", "status"))
+    n.add_argument("--optional", action="store_true", help="build: a failed build exits 0 (the plain modules run)")
+    n.add_argument("--verbose", action="store_true")
+
     argv = list(sys.argv[1:] if argv is None else argv)
     command: list[str] = []
     if argv and argv[0] == "check-bot":
@@ -213,6 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except RefereeError as exc:
             print(f"{exc.code}: {exc.message}", file=sys.stderr)
             return 2
+    if args.command == "native":
+        from referee import native
+
+        return native.main([args.action] + ["--optional"] * args.optional + ["-v"] * args.verbose)
     if args.command == "serve":
         configure_logging(args.log_level, json=args.log_format == "json")
         asyncio.run(_serve(args))

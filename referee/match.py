@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import referee
 from referee.cards import Card, parse_cards, shuffled
 from referee.codec import action_to_json, event_to_json
 from referee.errors import IllegalAction, InvalidOption
@@ -305,13 +306,15 @@ _CORE_SOURCES = ("cards.py", "melds.py", "variants/base.py", "match.py")
 @cache
 def _source_digest(module: str) -> bytes:
     """A digest of the rules source a variant runs on: its own module and the shared rules core."""
-    root = Path(__file__).resolve().parent
+    root = Path(referee.__file__).resolve().parent  # the sources, also when the compiled modules run
     h = hashlib.sha256()
     for path in (root / name for name in _CORE_SOURCES):
         h.update(path.name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n"))
-    variant_file = getattr(sys.modules.get(module), "__file__", None)
-    if variant_file:
-        h.update(b"variant\0" + Path(variant_file).read_bytes().replace(b"\r\n", b"\n"))
+    variant_file = Path(getattr(sys.modules.get(module), "__file__", None) or "")
+    if module.startswith("referee."):
+        variant_file = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    if variant_file.suffix == ".py" and variant_file.is_file():
+        h.update(b"variant\0" + variant_file.read_bytes().replace(b"\r\n", b"\n"))
     return h.digest()
 
 

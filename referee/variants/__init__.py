@@ -9,8 +9,12 @@ import importlib
 import importlib.util
 from functools import cache
 
-from referee.errors import InvalidOption
-from referee.variants.base import Variant
+from referee import native
+
+native.extend(__path__, "referee.variants")  # the compiled variants, when fresh, ahead of these sources
+
+from referee.errors import InvalidOption  # noqa: E402 - after the path is set
+from referee.variants.base import Variant  # noqa: E402
 
 __all__ = ["all_variants", "find"]
 

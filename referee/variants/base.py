@@ -11,7 +11,7 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol
 
 from referee.cards import Card, Rank
 from referee.errors import IllegalAction, InvalidOption
@@ -431,7 +431,6 @@ class Evaluation:
     detail: str = ""
 
 
-@runtime_checkable
 class Variant(Protocol):
     """The rules of one game. Every method is pure; state is changed only by ``apply``."""
 

@@ -1,0 +1,164 @@
+"""The rules core compiled: the same typed modules built by mypyc into ``build/native/``, used only while fresh.
+
+Why: the rules core is pure, typed Python and should stay so (it is the readable statement of the rules), but a
+bot developer's tens of thousands of games pay for every attribute look-up. mypyc compiles those very sources to
+C extension modules (about 2x faster here, see the README's Benchmarks) with no second implementation to keep in
+step. The compiled modules live outside the source tree and carry a manifest of the sources' digests: an edited
+source file, another Python or ``RUMMY_PURE_PYTHON=1`` means the plain modules run, never a stale build.
+
+    referee native build     # compile (``make`` does it after installing and when a source changed); needs gcc
+    referee native status    # fresh and in use, stale (which source changed), absent or disabled
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import hashlib
+import importlib
+import json
+import os
+import shutil
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NATIVE_DIR = ROOT / "build" / "native"
+MANIFEST = NATIVE_DIR / "manifest.json"
+PURE_ENV = "RUMMY_PURE_PYTHON"
+GROUP = "referee_native"  # the shared library mypyc builds beside the modules: ``referee_native__mypyc``
+
+# The pure rules core (no I/O but the match's optional recorder callback): what the hot paths run through.
+MODULES = (
+    "referee.errors",
+    "referee.cards",
+    "referee.melds",
+    "referee.variants.base",
+    "referee.variants.indian",
+    "referee.variants.five_hundred",
+    "referee.variants.oklahoma",
+    "referee.variants.skarney",
+    "referee.variants.iceberg",
+    "referee.match",
+)
+
+
+def _source(module: str) -> Path:
+    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def _digests() -> dict[str, str]:
+    return {m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in MODULES}
+
+
+def _abi() -> str:
+    return str(sysconfig.get_config_var("EXT_SUFFIX"))
+
+
+def status() -> str:
+    """``fresh``, ``stale: WHY``, ``absent`` or ``disabled``: whether the compiled modules may be used."""
+    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+        return "disabled"
+    try:
+        manifest = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError):
+        return "absent"
+    if manifest.get("abi") != _abi():
+        return f"stale: built for {manifest.get('abi')}, this Python loads {_abi()}"
+    built = manifest.get("sources", {})
+    changed = [m for m, d in _digests().items() if built.get(m) != d]
+    return f"stale: {', '.join(changed)} changed since the build" if changed else "fresh"
+
+
+_FRESH: bool | None = None
+
+
+def extend(path: list[str], package: str) -> None:
+    """Put the compiled modules of ``package`` ahead of its sources (a package ``__init__`` calls this first)."""
+    global _FRESH
+    if _FRESH is None:
+        _FRESH = status() == "fresh"
+        if _FRESH and str(NATIVE_DIR) not in sys.path:
+            sys.path.append(str(NATIVE_DIR))  # the shared library, a top-level module
+    if _FRESH:
+        folder = NATIVE_DIR.joinpath(*package.split("."))
+        if folder.is_dir() and str(folder) not in path:
+            path.insert(0, str(folder))
+
+
+def load() -> None:
+    """Import the compiled modules and make their frozen dataclasses copyable (``referee`` does this when fresh)."""
+    if _FRESH:
+        for name in MODULES:
+            make_frozen_copyable(importlib.import_module(name))
+
+
+def compiled(module: ModuleType) -> bool:
+    """Whether ``module`` was loaded from a compiled extension."""
+    return str(getattr(module, "__file__", "")).endswith(_abi())
+
+
+def make_frozen_copyable(module: ModuleType) -> None:
+    """Pickle and copy frozen dataclasses by their fields.
+
+    A compiled frozen dataclass restores its state by assigning each field, which frozen forbids; registered in
+    ``copyreg`` (read by both ``pickle`` and ``copy``), it is rebuilt through its constructor instead. Harmless
+    for the plain modules: the result is the same object graph."""
+    for obj in vars(module).values():
+        if (isinstance(obj, type) and obj.__module__ == module.__name__ and dataclasses.is_dataclass(obj)
+                and obj.__dataclass_params__.frozen):  # type: ignore[attr-defined]
+            copyreg.pickle(obj, _reduce_frozen)
+
+
+def _reduce_frozen(obj: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The constructor's arguments: a field it does not take is derived in ``__post_init__`` (``Card``'s code)."""
+    return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init)
+
+
+def build(verbose: bool = False) -> Path:
+    """Compile ``MODULES`` with mypyc into ``NATIVE_DIR`` and write the manifest last (a cut build stays absent)."""
+    from mypyc.build import mypycify  # the ``native`` extra: mypy with mypyc
+    from setuptools import Distribution
+
+    digests = _digests()
+    shutil.rmtree(NATIVE_DIR, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="referee-native-") as tmp:
+        cwd = os.getcwd()
+        os.chdir(ROOT)  # mypyc names modules by their paths from here
+        try:
+            ext = mypycify([str(_source(m).relative_to(ROOT)) for m in MODULES], opt_level="3", multi_file=True,
+                           group_name=GROUP, target_dir=os.path.join(tmp, "c"), verbose=verbose)
+            dist = Distribution({"name": "referee-native", "ext_modules": ext})
+            cmd: Any = dist.get_command_obj("build_ext")
+            cmd.build_lib = str(NATIVE_DIR)
+            cmd.build_temp = os.path.join(tmp, "o")
+            cmd.parallel = os.cpu_count() or 1
+            dist.run_command("build_ext")
+        finally:
+            os.chdir(cwd)
+    MANIFEST.write_text(json.dumps({"abi": _abi(), "sources": digests}, indent=1) + "\n")
+    return NATIVE_DIR
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["build"]:
+        try:
+            build(verbose="-v" in args)
+        except Exception as exc:  # noqa: BLE001 - the plain modules still work: say why and go on
+            print(f"referee.native: not compiled ({type(exc).__name__}: {exc}); the plain Python rules core runs",
+                  file=sys.stderr)
+            return 0 if "--optional" in args else 1
+        print(f"referee.native: compiled {len(MODULES)} modules into {NATIVE_DIR.relative_to(ROOT)}")
+        return 0
+    if args[:1] == ["status"]:
+        state = status()
+        used = [m for m in MODULES if compiled(importlib.import_module(m))]
+        print(f"{state}; compiled modules in use: {len(used)} of {len(MODULES)}")
+        return 0
+    print("usage: referee native build [--optional] [-v] | status", file=sys.stderr)
+    return 2
