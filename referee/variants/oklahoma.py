@@ -733,8 +733,12 @@ def _may_fit(meld: MeldReading, card: Card, wilds: frozenset[Rank]) -> bool:
         return True
     if meld.kind is not MeldKind.RUN:
         return meld.kind is MeldKind.SET and card.rank == meld.rank
-    spots = {14, 1} if card.rank is Rank.ACE else {int(card.rank)}
-    return card.suit == meld.suit and bool(spots & {meld.low - 1, meld.high + 1})
+    if card.suit != meld.suit:
+        return False
+    below, above = meld.cards[0].pos - 1, meld.cards[-1].pos + 1  # a run's cards are placed low to high
+    if card.rank is Rank.ACE:
+        return below in (1, 14) or above in (1, 14)
+    return int(card.rank) in (below, above)
 
 
 def _applies(verify: Any, state: OklahomaState, seat: int, action: Action) -> bool:
