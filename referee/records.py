@@ -7,6 +7,8 @@ once per line: a referee crash loses at most the move in flight, and a move cost
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,14 +28,22 @@ class RecordWriter:
     """Writes one match's record to ``<folder>/<match_id>.jsonl``."""
 
     def __init__(self, folder: Path | str, match_id: str, header: dict[str, Any] | None = None,
-                 max_bytes: int | None = None) -> None:
+                 max_bytes: int | None = None, opening: Iterable[dict[str, Any]] = ()) -> None:
+        """A new record (``header``) starts on disk whole: the header and ``opening`` lines are written to a side
+        file that is then renamed into place, so a referee killed at that moment leaves no empty or header-only
+        record for its restart to trip over. Without a header, lines are appended to the existing record."""
         self.path = Path(folder) / f"{match_id}.jsonl"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
         self.size = 0
         self.max_bytes = max_bytes
         if header:
-            self.write({"type": "header", "match_id": match_id, **header})
+            part = self.path.with_name(self.path.name + ".part")
+            self._file: IO[str] | None = part.open("w", encoding="utf-8")
+            for entry in ({"type": "header", "match_id": match_id, **header}, *opening):
+                self.write(entry)
+            self._file.close()
+            os.replace(part, self.path)
+        self._file = self.path.open("a", encoding="utf-8")
 
     @property
     def full(self) -> bool:

@@ -183,10 +183,8 @@ class MatchSession:
         if records_dir:
             header = {"seat_names": seat_names, "seat_token_sha256": [s.token_hash for s in self.seats],
                       "bot_token_sha256": [s.bot_token_hash for s in self.seats], "time_control": asdict(time_control)}
-            self.writer = RecordWriter(records_dir, match_id, header, max_bytes=limits.max_record_bytes)
-            for entry in self._early:
-                self.writer.write(entry)
-            self.writer.flush()
+            self.writer = RecordWriter(records_dir, match_id, header, max_bytes=limits.max_record_bytes,
+                                       opening=self._early)
         self._early = []
 
     def _resume(self, resume: Unfinished, config: MatchConfig, seat_names: list[str]) -> None:

@@ -14,7 +14,7 @@ import json
 import grpc
 import pytest
 
-from referee.records import read_numbered, read_record
+from referee.records import RecordWriter, read_numbered, read_record
 from referee.replay import verify, verify_file
 from referee.resume import RESUMED, Unfinished, recover, token_digest
 from referee.server import EmbeddedReferee
@@ -242,3 +242,14 @@ def test_a_match_resumed_before_is_resumed_again_and_its_request_ids_are_new(fin
     assert results[0][0].status == pb.MATCH_STATUS_FINISHED
     assert [e["restart"] for e in read_record(left) if e["type"] == RESUMED] == [1, 2]
     assert verify_file(left).exit_code == 0
+
+
+def test_a_new_record_reaches_the_folder_whole_with_its_header_and_opening_lines(tmp_path):
+    """A kill between creating a record and writing its first lines must not leave an empty or header-only file that
+    a restart would take for a match in flight: the opening lines are written aside, then renamed into place."""
+    writer = RecordWriter(tmp_path, "m1", {"seat_names": ["a", "b"]}, opening=[{"type": "match", "config": {}}])
+    assert [p.name for p in tmp_path.iterdir()] == ["m1.jsonl"]
+    assert [e["type"] for e in read_record(tmp_path / "m1.jsonl")] == ["header", "match"]  # on disk before any flush
+    writer.write({"type": "note"})
+    writer.close()
+    assert [e["type"] for e in read_record(tmp_path / "m1.jsonl")] == ["header", "match", "note"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from referee.records import read_record
 from referee.replay import verify_file
-from referee.resume import RESUMED
+from referee.resume import RESUMED, unfinished_records
 from tests.serving import free_port, kill, serve
 
 CONFIG = """
@@ -71,10 +71,13 @@ def test_a_referee_killed_mid_tournament_loses_no_result_and_a_rerun_counts_each
     try:
         runner = _run(config, address)
         deadline = time.monotonic() + 60
-        while not _rows(db):  # the first result is in: kill at once (results reach the database after the games end)
+        # kill once a result is in and a match is in flight (its record on disk unfinished): on a loaded machine the
+        # kill could otherwise fall between two matches, and then nothing is left to resume (a record is never on
+        # disk without its header and match lines: it is written whole, then renamed into place)
+        while not (_rows(db) and any(unfinished_records(records))):
             assert runner.poll() is None, runner.communicate()
             assert time.monotonic() < deadline, "the tournament made no progress"
-            time.sleep(0.02)
+            time.sleep(0.005)
         kill(referee)
         before = {key: (match_id, path) for key, match_id, path in _rows(db)}
         runner.communicate(timeout=60)  # its in-flight games fail; so do the next, and it stops
