@@ -2,7 +2,7 @@
 random matches of every variant over gRPC, and each card any of those messages names is checked against the
 match's record for whether that seat could know it at that moment (``referee.testing.check_seat_log``).
 
-Two matches per variant run in the unit suite; ``test_a_thousand_matches_per_variant_leak_nothing`` (slow) plays
+Twenty-four matches per variant run in the unit suite; ``test_a_thousand_matches_per_variant_leak_nothing`` (slow) plays
 ``RUMMY_LEAK_MATCHES`` per variant (default 1000; ``RUMMY_LEAK_VARIANTS`` picks variants) and prints its figures
 as each variant ends.
 """
@@ -31,6 +31,7 @@ from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.serving import free_port, kill, serve
 
 VARIANTS = {v.name: v for v in all_variants()}
+UNIT_MATCHES = 24  # per variant in the unit suite: 216 matches in all (the slow test plays 1,000 per variant)
 
 
 @pytest.fixture(scope="module")
@@ -127,8 +128,9 @@ async def play_and_check(address: str, name: str, matches: int, seed: int, concu
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_no_message_to_a_seat_names_a_card_it_cannot_know(referee, name):
-    figures = asyncio.run(play_and_check(referee.address, name, matches=2, seed=7, concurrency=2, hands=1, turns=24))
-    assert figures.games == 2
+    figures = asyncio.run(play_and_check(referee.address, name, matches=UNIT_MATCHES, seed=7, concurrency=4, hands=1,
+                                         turns=24))
+    assert figures.games == UNIT_MATCHES
     assert figures.decisions > 0 and figures.events > 0 and figures.cards > 0
 
 

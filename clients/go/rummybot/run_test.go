@@ -78,26 +78,7 @@ func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
 			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 	}}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := grpc.NewServer()
-	pb.RegisterRefereeServer(server, ref)
-	go server.Serve(lis)
-	defer server.Stop()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	bot := &firstLegal{}
-	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: "m1", SeatToken: "secret", Name: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(results) != 1 || results[0].GetMatchId() != "m1" || len(bot.seated) != 1 {
-		t.Fatalf("results %v, seated %v", results, bot.seated)
-	}
-	got := <-ref.received
+	got := playSeat(t, ref, "m1")
 	if len(got) != 2 {
 		t.Fatalf("want the join and one answer, got %v", got)
 	}
@@ -129,6 +110,16 @@ func TestABatchIsTakenApartInOrder(t *testing.T) {
 		}}}},
 	}}
 	ref.waitAfterBatch = true
+	got := playSeat(t, ref, "m2")
+	if len(got) != 2 || !got[0].GetJoin().GetBatch() || got[1].GetAction().GetRequestId() != 3 {
+		t.Fatalf("want a join asking for batches and one answer to request 3, got %v", got)
+	}
+}
+
+// playSeat runs the SDK in seat mode against ref until its one match ends, checks that it was seated once and
+// returned that match's result, and gives what ref received.
+func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMessage {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -141,15 +132,12 @@ func TestABatchIsTakenApartInOrder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	bot := &firstLegal{}
-	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: "m2", SeatToken: "secret", Name: "t"})
+	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: matchID, SeatToken: "secret", Name: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 1 || results[0].GetMatchId() != "m2" || len(bot.seated) != 1 {
+	if len(results) != 1 || results[0].GetMatchId() != matchID || len(bot.seated) != 1 {
 		t.Fatalf("results %v, seated %v", results, bot.seated)
 	}
-	got := <-ref.received
-	if len(got) != 2 || !got[0].GetJoin().GetBatch() || got[1].GetAction().GetRequestId() != 3 {
-		t.Fatalf("want a join asking for batches and one answer to request 3, got %v", got)
-	}
+	return <-ref.received
 }
