@@ -76,31 +76,33 @@ class Connection:
             if not self.batch:
                 yield msg
                 continue
-            ready, closing = [msg], False
-            urgent = msg.WhichOneof("body") in _URGENT
-            try:
-                async with asyncio.timeout(None if urgent else HOLD_S):
-                    while True:
-                        while not self.out.empty():
-                            more = self.out.get_nowait()
+            ready = [msg]
+            urgent, closing = self._take_waiting(ready, msg.WhichOneof("body") in _URGENT)
+            if not (urgent or closing):  # only then wait (up to HOLD_S) for company: the common path sets no timer
+                try:
+                    async with asyncio.timeout(HOLD_S):
+                        while not (urgent or closing):
+                            more = await self.out.get()
                             if more is None:
                                 closing = True
                                 break
                             ready.append(more)
-                            urgent = urgent or more.WhichOneof("body") in _URGENT
-                        if urgent or closing:
-                            break
-                        more = await self.out.get()
-                        if more is None:
-                            closing = True
-                            break
-                        ready.append(more)
-                        urgent = more.WhichOneof("body") in _URGENT
-            except TimeoutError:
-                pass
+                            urgent, closing = self._take_waiting(ready, more.WhichOneof("body") in _URGENT)
+                except TimeoutError:
+                    pass
             yield ready[0] if len(ready) == 1 else pb.RefereeMessage(batch=pb.Batch(messages=ready))
             if closing:
                 return
+
+    def _take_waiting(self, ready: list[pb.RefereeMessage], urgent: bool) -> tuple[bool, bool]:
+        """Move what already waits onto ``ready``: (whether any of it asks something, whether the stream closes)."""
+        while not self.out.empty():
+            more = self.out.get_nowait()
+            if more is None:
+                return urgent, True
+            ready.append(more)
+            urgent = urgent or more.WhichOneof("body") in _URGENT
+        return urgent, False
 
 
 HOLD_S = 0.025  # how long a batching client's non-urgent messages (events, acceptances) may wait for company

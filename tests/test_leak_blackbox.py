@@ -52,7 +52,7 @@ class Figures:
 
 
 async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> list[pb.RefereeMessage]:
-    """One seat's raw client: logs every message and answers each decision with a random listed action."""
+    """One seat's raw client: logs every message and answers each decision with a random listed action (not a drop)."""
     out: asyncio.Queue = asyncio.Queue()
     out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token), bot_name="log")))
 
@@ -68,8 +68,11 @@ async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> 
             body = msg.WhichOneof("body")
             if body == "decision":
                 d = msg.decision
+                # never an Indian drop while anything else is legal: a random seat would drop on its first turn
+                # nine games in ten, and a game ended at once checks little
+                legal = [a for a in d.legal_actions if a.WhichOneof("kind") != "drop"] or list(d.legal_actions)
                 out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
-                    match_id=match_id, request_id=d.request_id, action=rng.choice(d.legal_actions))))
+                    match_id=match_id, request_id=d.request_id, action=rng.choice(legal))))
             elif body == "match_result":
                 break
     finally:
