@@ -237,6 +237,9 @@ class RefereeService(pb_grpc.RefereeServicer):
         ended with an ``aborted`` line whose reason starts "referee restarted:". Returns the resumed sessions."""
         if not self.records_dir or mode == "leave":
             return []
+        for part in Path(self.records_dir).glob("*.jsonl.part"):  # a record cut off before it reached the folder
+            part.unlink(missing_ok=True)  # (``RecordWriter``): its match was never announced to anyone
+            self.log.warning("record_start_discarded", match_id=part.name.removesuffix(".jsonl.part"))
         resumed = []
         for path in unfinished_records(self.records_dir):
             try:

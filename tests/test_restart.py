@@ -148,8 +148,11 @@ def test_unfinished_records_can_be_ended_or_left_alone(finished, tmp_path, mode)
     left = folder / path.name
     left.write_text("".join(lines[:_cut_points(lines)["between moves"]]))
     before = left.read_text()
+    started = folder / "m2.jsonl.part"  # killed while writing a record's opening lines: that match never began
+    started.write_text('{"type":"header"')
     with EmbeddedReferee(records_dir=folder, default_time=TC, unfinished=mode) as ref:
         assert not ref.service.sessions
+    assert started.exists() == (mode == "leave")
     if mode == "leave":
         assert left.read_text() == before
     else:
