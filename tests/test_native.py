@@ -20,8 +20,10 @@ ROOT = native.ROOT
 
 
 def _require_fresh() -> None:
-    if native.status() != "fresh":
-        message = f"the compiled rules core is {native.status()}: run `make native` (or `referee native build`)"
+    state = native.status()
+    if state != "fresh":
+        message = (f"the compiled rules core is disabled ({native.PURE_ENV} is set)" if state == "disabled" else
+                   f"the compiled rules core is {state}: run `make native` (or `referee native build`)")
         if os.environ.get("RUMMY_REQUIRE_NATIVE"):
             pytest.fail(message)
         pytest.skip(message)
