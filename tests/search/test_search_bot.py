@@ -66,6 +66,7 @@ TOURNAMENTS = {
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2 * 3600)  # tens of minutes: past the suite's 300 s default
 @pytest.mark.parametrize("variant", list(TOURNAMENTS))
 def test_the_sampling_bot_rates_above_the_greedy_bot(tmp_path: Path, variant: str) -> None:
     """A round-robin over duplicate deals with real bot processes: sampling's Elo minus its 95% error is above
