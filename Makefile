@@ -13,25 +13,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,native]'
 	touch $(STAMP)
 
-# The rules core compiled by mypyc (referee/native.py), rebuilt when one of its sources changes; without a C
-# compiler the build says why and the plain Python modules run. RUMMY_PURE_PYTHON=1 runs them anyway.
-NATIVE := build/native/manifest.json
-NATIVE_SOURCES := referee/errors.py referee/cards.py referee/melds.py referee/match.py $(wildcard referee/variants/*.py)
+# The rules core compiled by mypyc (referee/native.py, which lists its sources), rebuilt when its build is absent
+# or one of them changed; without a C compiler the build says why and the plain Python modules run.
+# RUMMY_PURE_PYTHON=1 runs them anyway.
+native: $(STAMP)
+	$(VENV)/bin/referee native build --optional --if-stale
 
-$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
-	$(VENV)/bin/referee native build --optional
-
-native: $(NATIVE)
-
-demo: $(STAMP) $(NATIVE)
+demo: $(STAMP) native
 	$(PY) -m tournaments.demo --variant $(VARIANT)
 
-test: $(STAMP) $(NATIVE)
+test: $(STAMP) native
 	$(PY) -m pytest -q
 
 # the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing
 # with more examples (RUMMY_LEAK_MATCHES sets the matches per variant)
-test-slow: $(STAMP) $(NATIVE)
+test-slow: $(STAMP) native
 	$(PY) -m pytest -q -m slow -p no:cacheprovider -s
 
 # Every client SDK in clients/LANG is built by its own build.sh, which installs what it needs (apt, npm, go,
@@ -53,7 +49,7 @@ lint: $(STAMP)
 
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.
-bench: $(STAMP) $(NATIVE)
+bench: $(STAMP) native
 	$(PY) -m pip install --quiet -e '.[dev,native,bench]'
 	$(PY) -m bench.run $(BENCH_ARGS)
 

@@ -199,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     n = sub.add_parser("native", help="compile the rules core with mypyc (build) or say whether it runs (status)")
     n.add_argument("action", choices=("build", "status"))
     n.add_argument("--optional", action="store_true", help="build: a failed build exits 0 (the plain modules run)")
+    n.add_argument("--if-stale", action="store_true", help="build: only when the build is absent or a source changed")
     n.add_argument("--verbose", action="store_true")
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -221,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "native":
         from referee import native
 
-        return native.main([args.action] + ["--optional"] * args.optional + ["-v"] * args.verbose)
+        return native.main(args.action, optional=args.optional, if_stale=args.if_stale, verbose=args.verbose)
     if args.command == "serve":
         configure_logging(args.log_level, json=args.log_format == "json")
         asyncio.run(_serve(args))

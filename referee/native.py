@@ -18,10 +18,8 @@ import hashlib
 import importlib
 import json
 import os
-import shutil
 import sys
 import sysconfig
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -121,6 +119,9 @@ def _reduce_frozen(obj: Any) -> tuple[Any, tuple[Any, ...]]:
 
 def build(verbose: bool = False) -> Path:
     """Compile ``MODULES`` with mypyc into ``NATIVE_DIR`` and write the manifest last (a cut build stays absent)."""
+    import shutil  # build-time only: every ``import referee`` loads this module
+    import tempfile
+
     from mypyc.build import mypycify  # the ``native`` extra: mypy with mypyc
     from setuptools import Distribution
 
@@ -144,21 +145,21 @@ def build(verbose: bool = False) -> Path:
     return NATIVE_DIR
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["build"]:
-        try:
-            build(verbose="-v" in args)
-        except Exception as exc:  # noqa: BLE001 - the plain modules still work: say why and go on
-            print(f"referee.native: not compiled ({type(exc).__name__}: {exc}); the plain Python rules core runs",
-                  file=sys.stderr)
-            return 0 if "--optional" in args else 1
-        print(f"referee.native: compiled {len(MODULES)} modules into {NATIVE_DIR.relative_to(ROOT)}")
-        return 0
-    if args[:1] == ["status"]:
+def main(action: str, optional: bool = False, if_stale: bool = False, verbose: bool = False) -> int:
+    """``referee native build|status``: the exit code. ``if_stale`` builds only when the build is not fresh (what
+    ``make`` asks, so this module's list of sources is the only one); ``optional`` makes a failed build exit 0."""
+    if action == "status":
         state = status()
         used = [m for m in MODULES if compiled(importlib.import_module(m))]
         print(f"{state}; compiled modules in use: {len(used)} of {len(MODULES)}")
         return 0
-    print("usage: referee native build [--optional] [-v] | status", file=sys.stderr)
-    return 2
+    if if_stale and status() in ("fresh", "disabled"):
+        return 0
+    try:
+        build(verbose=verbose)
+    except Exception as exc:  # noqa: BLE001 - the plain modules still work: say why and go on
+        print(f"referee.native: not compiled ({type(exc).__name__}: {exc}); the plain Python rules core runs",
+              file=sys.stderr)
+        return 0 if optional else 1
+    print(f"referee.native: compiled {len(MODULES)} modules into {NATIVE_DIR.relative_to(ROOT)}")
+    return 0
