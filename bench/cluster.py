@@ -1,5 +1,6 @@
 """Tournament throughput on a Dask LocalCluster of 1 and 2 workers (one thread each): games/hour and the
-scaling ratio (2 workers / 2 x 1 worker; 1.0 is linear). Run on demand: ``python -m bench.cluster``.
+scaling ratio (2 workers / 2 x 1 worker; 1.0 is linear), with the workers pinned a core each and floating. Run
+on demand: ``python -m bench.cluster``.
 
 The same round-robin (greedy, noisy and random on Indian rummy) is played from scratch on each cluster size, so
 the ratio compares like with like on this machine; on a machine with fewer free cores than workers it measures
@@ -27,15 +28,20 @@ def _config(out: Path, deals: int) -> Any:
     return parse_config({"tournament": t, "bots": bots}, base_dir=out.parent)
 
 
-def games_per_hour(workers: int, deals: int) -> float:
-    """Games/hour of one fresh round-robin on a LocalCluster of ``workers`` single-thread workers."""
-    from distributed import LocalCluster
+def games_per_hour(workers: int, deals: int, pin: bool = True) -> float:
+    """Games/hour of one fresh round-robin on a LocalCluster of ``workers`` single-thread workers, each pinned to
+    a core of its own (``pin``) or left to float."""
+    from distributed import Client, LocalCluster
 
+    from tournaments.cluster import pin_workers
     from tournaments.runner import run_tournament
 
     with tempfile.TemporaryDirectory() as tmp, LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                            host="127.0.0.1", dashboard_address=None,
                                                            silence_logs=40) as cluster:
+        if pin:
+            with Client(cluster.scheduler_address) as client:
+                pin_workers(client)
         config = _config(Path(tmp) / "out", deals)
         run_tournament(_config(Path(tmp) / "warm", 1), cluster=cluster.scheduler_address, handle_signals=False)
         t0 = time.monotonic()
@@ -44,10 +50,15 @@ def games_per_hour(workers: int, deals: int) -> float:
 
 
 def measure(deals: int = 6) -> dict[str, Any]:
-    one = games_per_hour(1, deals)
-    two = games_per_hour(2, deals)
-    return {"cluster_1_worker_games_per_h": round(one), "cluster_2_workers_games_per_h": round(two),
-            "cluster_scaling_ratio": round(two / (2 * one), 3) if one else None}
+    """Both ways: workers pinned one core each (``tournaments.cluster.pin_workers``: the scaling of the runner
+    and the cluster) and floating (what an unpinned cluster on this machine gets)."""
+    out: dict[str, Any] = {}
+    for pin, suffix in ((True, ""), (False, "_floating")):
+        one = games_per_hour(1, deals, pin)
+        two = games_per_hour(2, deals, pin)
+        out |= {f"cluster_1_worker_games_per_h{suffix}": round(one), f"cluster_2_workers_games_per_h{suffix}": round(two),
+                f"cluster_scaling_ratio{suffix}": round(two / (2 * one), 3) if one else None}
+    return out
 
 
 def main() -> None:

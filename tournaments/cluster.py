@@ -29,7 +29,7 @@ from distributed import Client, WorkerPlugin, get_worker
 from tournaments.config import TournamentConfig
 from tournaments.runner import Backend, MatchFn, MatchOutcome, MatchRequest, Plan, grpc_backend, make_logger
 
-__all__ = ["PLUGIN", "RefereeOnWorker", "cluster_backend", "cluster_threads"]
+__all__ = ["PLUGIN", "RefereeOnWorker", "cluster_backend", "cluster_threads", "pin_process", "pin_workers"]
 
 PLUGIN = "rummy-referee"
 
@@ -106,6 +106,32 @@ def _play_on_worker(req: MatchRequest) -> MatchOutcome:
     plugin = get_worker().plugins[PLUGIN]
     assert isinstance(plugin, RefereeOnWorker)
     return plugin.play(req)
+
+
+def pin_process(cpus: set[int]) -> set[int]:
+    """Keep this whole process on ``cpus``: every thread it has now (Linux sets affinity per thread) and, by
+    inheritance, every thread and process it starts later (the embedded referee, the bots). What it runs on.
+
+    A worker's match is a ping-pong between its referee and bot processes; left to float, the two workers' matches
+    on a small machine migrate between cores and wake each other's caches cold (measured: 2 floating workers on 2
+    cores played 173k games/h, pinned 213k)."""
+    import os
+
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(tid), cpus)
+    return os.sched_getaffinity(0)
+
+
+def pin_workers(client: Client) -> dict[str, set[int]]:
+    """Pin each worker of ``client``'s cluster to a core of its own (round-robin over this machine's cores): for a
+    ``LocalCluster``; on several machines start each worker under ``taskset -c N``. Call it before the plugin is
+    registered (a tournament run), so the referee and bots start pinned."""
+    import os
+
+    cores = sorted(os.sched_getaffinity(0))
+    workers = sorted(client.scheduler_info()["workers"])
+    return {w: client.run(pin_process, {cores[i % len(cores)]}, workers=[w])[w] for i, w in enumerate(workers)}
 
 
 def cluster_threads(address: str) -> int:

@@ -48,3 +48,32 @@ def test_a_tournament_on_two_workers_records_every_game_once_and_resumes(tmp_pat
     assert len(history) == 1 and set(history[0].ratings) == {"greedy", "random", "noisy"}
     again = run_tournament(config, cluster=cluster.scheduler_address, handle_signals=False)
     assert again.played == 0 and again.already_done == 12
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="CPU affinity is Linux's")
+def test_pinned_workers_each_run_on_a_core_of_their_own_and_their_bots_inherit_it(tmp_path: Path) -> None:
+    """pin_workers puts each worker on one core, every thread of it, and the processes it starts later (the bots)
+    run there too."""
+    import ast
+    import os
+    import subprocess
+
+    from tournaments.cluster import pin_workers
+
+    cores = sorted(os.sched_getaffinity(0))
+
+    def child_affinity() -> set[int]:
+        out = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                             capture_output=True, text=True, check=True).stdout
+        return set(ast.literal_eval(out))
+
+    def thread_affinities() -> list[set[int]]:
+        return [os.sched_getaffinity(int(t)) for t in os.listdir("/proc/self/task")]
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=40) as c, distributed.Client(c) as client:
+        pinned = pin_workers(client)
+        assert sorted(map(sorted, pinned.values())) == sorted([[cores[0]], [cores[1 % len(cores)]]])
+        for worker, cpus in pinned.items():
+            assert client.run(child_affinity, workers=[worker])[worker] == cpus
+            assert all(a == cpus for a in client.run(thread_affinities, workers=[worker])[worker])
