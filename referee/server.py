@@ -430,7 +430,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                     session = self.sessions.get(msg.action.match_id)
                     if session is not None:
                         session.deliver(conn, msg.action.request_id, msg.action.action)
-                    elif conn.out.qsize() < OUTBOX_LIMIT:
+                    elif conn.waiting() < OUTBOX_LIMIT:
                         conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
                             match_id=msg.action.match_id[:self.limits.max_id_length], request_id=msg.action.request_id,
                             code="NO_SUCH_MATCH", message=f"no match {shown(msg.action.match_id)} on this connection")))

@@ -45,24 +45,41 @@ RESTART_REQUESTS = 2**32  # request ids after the n-th restart start at n * 2**3
 
 
 class Connection:
-    """One Play stream: an outbound queue and the seats it holds."""
+    """One Play stream: the messages waiting to be written and the seats it holds."""
 
     def __init__(self, name: str = "", bot_token: str = "", batch: bool = False) -> None:
         self.name = name
         self.bot_token = bot_token
         self.batch = batch  # the client reads RefereeMessage.batch (Join.batch)
-        self.out: asyncio.Queue[pb.RefereeMessage | None] = asyncio.Queue()
         self.closed = False
         self.seats: set[tuple[str, int]] = set()
+        self._waiting: list[pb.RefereeMessage] = []
+        self._due = False  # what waits must go now (something urgent, the hold is over, or the stream closes)
+        self._writer: asyncio.Future[None] | None = None  # the writer, asleep until something is due
+        self._hold: asyncio.TimerHandle | None = None
+
+    def waiting(self) -> int:
+        """Messages not yet handed to the stream (a slow or absent reader makes this grow)."""
+        return len(self._waiting)
 
     def send(self, msg: pb.RefereeMessage) -> None:
-        if not self.closed:
-            self.out.put_nowait(msg)
+        if self.closed:
+            return
+        self._waiting.append(msg)
+        if not self.batch or msg.WhichOneof("body") in _URGENT:
+            self._wake()
+        elif self._hold is None:
+            self._hold = asyncio.get_running_loop().call_later(HOLD_S, self._wake)
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.out.put_nowait(None)
+            self._wake()
+
+    def _wake(self) -> None:
+        self._due = True
+        if self._writer is not None and not self._writer.done():
+            self._writer.set_result(None)
 
     async def outgoing(self) -> AsyncIterator[pb.RefereeMessage]:
         """What to write to the stream, in order, until the connection closes.
@@ -71,38 +88,26 @@ class Connection:
         of it (a decision request, a rejection, a welcome, a match's result) or ``HOLD_S`` after the first one
         waiting: an acceptance and the events of the other seats' moves then ride with the seat's next request.
         A move then costs one write, the same as a bare request and reply, instead of one per seat: on this path
-        gRPC's per-message cost is most of the referee's work."""
-        while (msg := await self.out.get()) is not None:
-            if not self.batch:
-                yield msg
-                continue
-            ready = [msg]
-            urgent, closing = self._take_waiting(ready, msg.WhichOneof("body") in _URGENT)
-            if not (urgent or closing):  # only then wait (up to HOLD_S) for company: the common path sets no timer
-                try:
-                    async with asyncio.timeout(HOLD_S):
-                        while not (urgent or closing):
-                            more = await self.out.get()
-                            if more is None:
-                                closing = True
-                                break
-                            ready.append(more)
-                            urgent, closing = self._take_waiting(ready, more.WhichOneof("body") in _URGENT)
-                except TimeoutError:
-                    pass
-            yield ready[0] if len(ready) == 1 else pb.RefereeMessage(batch=pb.Batch(messages=ready))
-            if closing:
+        gRPC's per-message cost is most of the referee's work. A message that asks nothing wakes no one: the
+        writer sleeps until something is due (one timer per batch, no task step per event)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self._due:
+                self._writer = loop.create_future()
+                await self._writer
+                self._writer = None
+            self._due = False
+            if self._hold is not None:
+                self._hold.cancel()
+                self._hold = None
+            ready, self._waiting = self._waiting, []
+            if self.batch and len(ready) > 1:
+                yield pb.RefereeMessage(batch=pb.Batch(messages=ready))
+            else:
+                for msg in ready:
+                    yield msg
+            if self.closed and not self._waiting:
                 return
-
-    def _take_waiting(self, ready: list[pb.RefereeMessage], urgent: bool) -> tuple[bool, bool]:
-        """Move what already waits onto ``ready``: (whether any of it asks something, whether the stream closes)."""
-        while not self.out.empty():
-            more = self.out.get_nowait()
-            if more is None:
-                return urgent, True
-            ready.append(more)
-            urgent = urgent or more.WhichOneof("body") in _URGENT
-        return urgent, False
 
 
 HOLD_S = 0.025  # how long a batching client's non-urgent messages (events, acceptances) may wait for company
@@ -458,7 +463,7 @@ class MatchSession:
         return True
 
     def _reject(self, s: _Seat, rid: int, code: str, message: str) -> None:
-        if s.conn is not None and s.conn.out.qsize() < OUTBOX_LIMIT:
+        if s.conn is not None and s.conn.waiting() < OUTBOX_LIMIT:
             s.conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=self.match_id, request_id=rid, code=code,
                                                                      message=message)))
 
