@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 NATIVE_DIR = ROOT / "build" / "native"
 MANIFEST = NATIVE_DIR / "manifest.json"
+FAILED = NATIVE_DIR / "failed.json"  # a build that failed, for these sources and ABI: ``--if-stale`` does not retry it
 PURE_ENV = "RUMMY_PURE_PYTHON"
 GROUP = "referee_native"  # the shared library mypyc builds beside the modules: ``referee_native__mypyc``
 
@@ -117,6 +118,17 @@ def _reduce_frozen(obj: Any) -> tuple[Any, tuple[Any, ...]]:
     return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init)
 
 
+def _failed_before(attempt: dict[str, Any]) -> str | None:
+    """Why the last build failed, if it was of these very sources for this ABI (a machine with no C compiler then
+    pays for the failed try once, not at every ``make``)."""
+    try:
+        failed = json.loads(FAILED.read_text())
+    except (OSError, ValueError):
+        return None
+    same = failed.get("abi") == attempt["abi"] and failed.get("sources") == attempt["sources"]
+    return str(failed.get("reason", "unknown")) if same else None
+
+
 def build(verbose: bool = False) -> Path:
     """Compile ``MODULES`` with mypyc into ``NATIVE_DIR`` and write the manifest last (a cut build stays absent)."""
     import shutil  # build-time only: every ``import referee`` loads this module
@@ -155,11 +167,18 @@ def main(action: str, optional: bool = False, if_stale: bool = False, verbose: b
         return 0
     if if_stale and status() in ("fresh", "disabled"):
         return 0
+    attempt = {"abi": _abi(), "sources": _digests()}
+    if if_stale and (failed := _failed_before(attempt)) is not None:
+        print(f"referee.native: not compiled (it failed before for these sources: {failed}); the plain Python rules "
+              "core runs; `referee native build` tries again", file=sys.stderr)
+        return 0 if optional else 1
     try:
         build(verbose=verbose)
     except Exception as exc:  # noqa: BLE001 - the plain modules still work: say why and go on
-        print(f"referee.native: not compiled ({type(exc).__name__}: {exc}); the plain Python rules core runs",
-              file=sys.stderr)
+        reason = f"{type(exc).__name__}: {exc}"
+        print(f"referee.native: not compiled ({reason}); the plain Python rules core runs", file=sys.stderr)
+        NATIVE_DIR.mkdir(parents=True, exist_ok=True)
+        FAILED.write_text(json.dumps({**attempt, "reason": reason}, indent=1) + "\n")
         return 0 if optional else 1
     print(f"referee.native: compiled {len(MODULES)} modules into {NATIVE_DIR.relative_to(ROOT)}")
     return 0

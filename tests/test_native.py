@@ -81,3 +81,28 @@ def test_frozen_rules_values_copy_and_pickle_as_themselves() -> None:
     for value in values:
         assert copy.deepcopy(value) == value
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_a_failed_build_is_not_retried_by_make_until_a_source_changes(monkeypatch: pytest.MonkeyPatch, tmp_path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a C compiler, `make` (``build --optional --if-stale``) pays for the failed try once and says why
+    each time after; an edited source, or an explicit `referee native build`, tries again."""
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    monkeypatch.setattr(native, "NATIVE_DIR", tmp_path)
+    monkeypatch.setattr(native, "MANIFEST", tmp_path / "manifest.json")
+    monkeypatch.setattr(native, "FAILED", tmp_path / "failed.json")
+    tries: list[int] = []
+
+    def no_compiler(verbose: bool = False) -> None:
+        tries.append(1)
+        raise OSError("gcc: not found")
+
+    monkeypatch.setattr(native, "build", no_compiler)
+    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
+    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
+    assert "failed before for these sources: OSError: gcc: not found" in capsys.readouterr().err
+    assert native.main("build", optional=False, if_stale=True) == 1 and len(tries) == 1
+    real = native._digests()
+    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.melds": "edited"})
+    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 2
+    assert native.main("build", optional=True) == 0 and len(tries) == 3
