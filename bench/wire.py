@@ -27,6 +27,12 @@ from typing import Any
 _PING_METHOD = "/bench.Echo/PingPong"
 
 
+def never_dropping(legal: Any) -> list[Any]:
+    """A random bot's choices from a request's legal actions: all but an Indian drop (while anything else is
+    legal), so games run their full length instead of mostly ending on the first turn."""
+    return [a for a in legal if a.WhichOneof("kind") != "drop"] or list(legal)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The ``q``-th percentile (0..100) by nearest rank; NaN for no values."""
     if not values:
@@ -167,8 +173,7 @@ async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats:
             d = msg.decision
             if len(stats.request_bytes) < 2000:
                 stats.request_bytes.append(msg.ByteSize())
-            legal = [a for a in d.legal_actions if a.WhichOneof("kind") != "drop"] or list(d.legal_actions)
-            action = rng.choice(legal)
+            action = rng.choice(never_dropping(d.legal_actions))
             counter[0] += 1
             mark = counter[0]
             stats.decisions += 1

@@ -78,6 +78,7 @@ def _serve(out: str, argv: list[str]) -> int:
 
 async def _seat(stub: Any, match_id: str, token: str, seat: int, rng: random.Random,
                 stamps: dict[str, dict[str, float]]) -> None:
+    from bench.wire import never_dropping
     from rummy.referee.v1 import referee_pb2 as pb
     from rummybot.sdk import messages
 
@@ -91,8 +92,7 @@ async def _seat(stub: Any, match_id: str, token: str, seat: int, rng: random.Ran
             key = f"{match_id}/{d.request_id}"
             stamps["read"][key] = time.perf_counter()
             stamps["seat"][key] = seat
-            legal = [a for a in d.legal_actions if a.WhichOneof("kind") != "drop"] or list(d.legal_actions)
-            action = rng.choice(legal)
+            action = rng.choice(never_dropping(d.legal_actions))
             stamps["write"][key] = time.perf_counter()
             await call.write(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
                                                                       action=action)))

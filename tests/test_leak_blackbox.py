@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 
+from bench.wire import never_dropping
 from referee import protocodec as codec
 from referee.records import read_numbered
 from referee.replay import verify
@@ -68,11 +69,9 @@ async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> 
             body = msg.WhichOneof("body")
             if body == "decision":
                 d = msg.decision
-                # never an Indian drop while anything else is legal: a random seat would drop on its first turn
-                # nine games in ten, and a game ended at once checks little
-                legal = [a for a in d.legal_actions if a.WhichOneof("kind") != "drop"] or list(d.legal_actions)
+                # a random seat would drop on its first turn nine games in ten, and a game ended at once checks little
                 out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
-                    match_id=match_id, request_id=d.request_id, action=rng.choice(legal))))
+                    match_id=match_id, request_id=d.request_id, action=rng.choice(never_dropping(d.legal_actions)))))
             elif body == "match_result":
                 break
     finally:
