@@ -312,27 +312,29 @@ class _Search:
     def _runs(self, suit: Suit, p0: int, rest: tuple[int, ...], w: int) -> list[tuple[tuple[int, ...], int]]:
         """Each way to extend a sequence from position ``p0``: the later cards used and the wilds it needs."""
         step = -1 if p0 == 14 else 1
-        stop = 1 if step < 0 else 14  # exclusive: a high ace never meets a low one (COM-3)
-        at = self.by_position[suit]
         out: list[tuple[tuple[int, ...], int]] = []
-
-        def grow(last: int, used: tuple[int, ...], gaps: int) -> None:
-            span = abs(last - p0) + 1
-            k = gaps + max(0, 3 - span)
-            if k <= w:
-                out.append((used, k))
-            q = last + step
-            while q != stop:
-                more = gaps + abs(q - last) - 1
-                if more > w:
-                    break
-                j = at[q]
-                if j is not None and rest[j]:
-                    grow(q, (*used, j), more)
-                q += step
-
-        grow(p0, (), 0)
+        self._grow(out, self.by_position[suit], p0, step, rest, w, p0, (), 0)
         return out
+
+    def _grow(self, out: list[tuple[tuple[int, ...], int]], at: list[int | None], p0: int, step: int,
+              rest: tuple[int, ...], w: int, last: int, used: tuple[int, ...], gaps: int) -> None:
+        """``_runs``'s depth-first walk: the run so far ends at ``last``; record it, then each next natural card.
+        A method, not a closure that calls itself: such a closure is a reference cycle, garbage only the cyclic
+        collector frees (it was most of the referee's garbage)."""
+        span = abs(last - p0) + 1
+        k = gaps + max(0, 3 - span)
+        if k <= w:
+            out.append((used, k))
+        stop = 1 if step < 0 else 14  # exclusive: a high ace never meets a low one (COM-3)
+        q = last + step
+        while q != stop:
+            more = gaps + abs(q - last) - 1
+            if more > w:
+                break
+            j = at[q]
+            if j is not None and rest[j]:
+                self._grow(out, at, p0, step, rest, w, q, (*used, j), more)
+            q += step
 
     # -- pure sequences that read a wild-joker card as itself (IND-4), chosen before the search
 

@@ -1,0 +1,42 @@
+"""Playing makes no cyclic garbage: every object the rules core makes is freed by reference counting, so a
+serving referee can run the cyclic collector rarely (``referee.server.tune_gc``) without its memory growing.
+
+A self-calling closure in Indian rummy's meld search once made about 113 objects of cyclic garbage per decision;
+the collector's full passes over every live match's objects then stopped the referee for up to 70 ms at 100
+concurrent matches."""
+
+from __future__ import annotations
+
+import gc
+import random
+
+import pytest
+
+from referee.match import Match, MatchConfig, play_seats
+from referee.variants import all_variants
+from referee.variants.base import Action, Drop, SeatView
+
+
+@pytest.mark.parametrize("variant", [v.name for v in all_variants()])
+def test_a_played_match_leaves_no_cyclic_garbage(variant: str) -> None:
+    v = next(x for x in all_variants() if x.name == variant)
+    seats = 4 if v.team_play else v.min_seats
+    decisions = 0
+    gc.collect()
+    gc.disable()
+    try:
+        for game in range(3):
+            rng = random.Random(game)
+
+            def choose(seat: int, view: SeatView, legal: list[Action], rng: random.Random = rng) -> Action:
+                nonlocal decisions
+                decisions += 1
+                return rng.choice([a for a in legal if not isinstance(a, Drop)] or legal)  # full-length games
+
+            play_seats(Match(MatchConfig(variant=variant, seats=seats, seed=f"garbage{game}", max_turns_per_hand=200,
+                                         max_hands=1), on_record=lambda entry: None), choose)
+        garbage = gc.collect()
+    finally:
+        gc.enable()
+    assert decisions > 60
+    assert garbage == 0, f"{garbage} objects of cyclic garbage in {decisions} decisions"
