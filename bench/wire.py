@@ -199,7 +199,7 @@ async def _one_match(stub: Any, k: int, variant: str, turns: int, stats: WireSta
                            for i, tok in enumerate(r.seat_tokens)))
 
 
-async def _play_matches(address: str, matches: int, concurrency: int, variant: str, turns: int,
+async def play_matches(address: str, matches: int, concurrency: int, variant: str, turns: int,
                         batch: bool = True) -> tuple[WireStats, float]:
     import grpc
 
@@ -225,7 +225,7 @@ def wire_run(matches: int, concurrency: int, variant: str = "indian", turns: int
              records: bool = True, batch: bool = True) -> dict[str, float]:
     """Full-length matches over gRPC, ``concurrency`` at a time, on a fresh referee process."""
     with tempfile.TemporaryDirectory(prefix="bench-records-") as tmp, referee_server(tmp if records else None) as srv:
-        stats, elapsed = asyncio.run(_play_matches(srv.address, matches, concurrency, variant, turns, batch))
+        stats, elapsed = asyncio.run(play_matches(srv.address, matches, concurrency, variant, turns, batch))
     rt = stats.round_trips
     return {
         "matches": matches, "concurrency": concurrency, "decisions": stats.decisions,

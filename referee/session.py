@@ -140,6 +140,25 @@ class _Seat:
     dropped_at: float | None = None  # when its stream went (the grace period runs from here)
 
 
+class _Recorder:
+    """Where a match's record lines go: the record file, or a list until it exists; resuming, the lines the record
+    has already are skipped. Apart from the session because the match holds it: a match holding its session would
+    make a reference cycle, and every finished match cyclic garbage (which ``referee serve`` collects rarely)."""
+
+    def __init__(self) -> None:
+        self.writer: RecordWriter | None = None
+        self.early: list[dict] = []  # type: ignore[type-arg]
+        self.skip = 0  # resuming: lines the record has already, which the replay makes again
+
+    def __call__(self, entry: dict) -> None:  # type: ignore[type-arg]
+        if self.skip:
+            self.skip -= 1
+        elif self.writer is not None:
+            self.writer.write(entry)
+        else:
+            self.early.append(entry)
+
+
 class MatchSession:
     """Runs one ``Match`` against its seats' connections."""
 
@@ -160,9 +179,7 @@ class MatchSession:
         self.time = time_control
         self.limits = limits
         self.client = client  # the address that created it (per-client limits)
-        self.writer: RecordWriter | None = None
-        self._early: list[dict] = []  # type: ignore[type-arg]
-        self._skip = 0  # resuming: lines the record has already, which the replay makes again
+        self._record = _Recorder()
         self.status: int = pb.MATCH_STATUS_WAITING
         self.watchers: list[asyncio.Queue[pb.MatchEvent | None]] = []
         self.done = asyncio.Event()
@@ -187,12 +204,13 @@ class MatchSession:
             s.token_hash = token_digest(s.token) if s.token else ""
             s.bot_token_hash = token_digest(s.bot_token) if s.bot_token else ""
         self.match = Match(config, on_record=self._record)  # raises InvalidOption before any file is made
+        self.writer: RecordWriter | None = None
         if records_dir:
             header = {"seat_names": seat_names, "seat_token_sha256": [s.token_hash for s in self.seats],
                       "bot_token_sha256": [s.bot_token_hash for s in self.seats], "time_control": asdict(time_control)}
-            self.writer = RecordWriter(records_dir, match_id, header, max_bytes=limits.max_record_bytes,
-                                       opening=self._early)
-        self._early = []
+            self.writer = self._record.writer = RecordWriter(records_dir, match_id, header,
+                                                             max_bytes=limits.max_record_bytes, opening=self._record.early)
+        self._record.early = []
 
     def _resume(self, resume: Unfinished, config: MatchConfig, seat_names: list[str]) -> None:
         """Take a match up again from its record (``referee.resume.recover``): replay its inputs into a new
@@ -201,14 +219,15 @@ class MatchSession:
         record's digests); time banks start full again."""
         self.seats = [_Seat("", name, "", bank_left_ms=self.time.bank_ms, token_hash=sd, bot_token_hash=bd)
                       for name, sd, bd in zip(seat_names, resume.seat_token_digests, resume.bot_token_digests, strict=True)]
-        self.writer = RecordWriter(resume.path.parent, resume.path.stem, max_bytes=self.limits.max_record_bytes)
+        self.writer = self._record.writer = RecordWriter(resume.path.parent, resume.path.stem,
+                                                         max_bytes=self.limits.max_record_bytes)
         self.writer.size = resume.path.stat().st_size  # the size limit is on the whole record
-        self._skip = resume.lines
+        self._record.skip = resume.lines
         self.match = Match(config, on_record=self._record)
         for entry in resume.inputs:
             self._dispatch(feed(self.match, entry))
-        if self._skip:
-            raise ValueError(f"the replay made {resume.lines - self._skip} of the record's {resume.lines} lines")
+        if self._record.skip:
+            raise ValueError(f"the replay made {resume.lines - self._record.skip} of the record's {resume.lines} lines")
         restart = resume.restarts + 1
         self._next_request = restart * RESTART_REQUESTS + 1
         self._record({"type": RESUMED, "restart": restart, "at": round(time.time(), 3)})
@@ -221,15 +240,6 @@ class MatchSession:
         return TimeControl(**{**asdict(default), **{k: int(v) for k, v in saved.items() if k in known}})
 
     # ------------------------------------------------------------ connections
-
-    def _record(self, entry: dict) -> None:  # type: ignore[type-arg]
-        if self._skip:  # resuming: the record has this line already
-            self._skip -= 1
-            return
-        if self.writer is not None:
-            self.writer.write(entry)
-        else:
-            self._early.append(entry)
 
     def attach(self, seat: int, conn: Connection, last_seq: int | None = None) -> None:
         """A connection takes the seat (first join, or a rejoin within the grace period). ``last_seq``: the last

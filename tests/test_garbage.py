@@ -40,3 +40,30 @@ def test_a_played_match_leaves_no_cyclic_garbage(variant: str) -> None:
         gc.enable()
     assert decisions > 60
     assert garbage == 0, f"{garbage} objects of cyclic garbage in {decisions} decisions"
+
+
+def test_a_finished_match_on_a_serving_referee_is_freed_without_the_cyclic_collector(tmp_path) -> None:
+    """Once the referee forgets a finished match (``--max-finished-kept``), reference counting frees its session,
+    match and record writer: nothing of it waits for a collection."""
+    import asyncio
+    import dataclasses
+
+    from bench.wire import play_matches
+    from referee.limits import DEFAULT_LIMITS
+    from referee.server import EmbeddedReferee
+    from referee.session import MatchSession
+
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_finished_kept=0)
+    with EmbeddedReferee(records_dir=tmp_path, limits=limits) as referee:
+        gc.collect()
+        gc.disable()
+        try:
+            asyncio.run(play_matches(referee.address, matches=3, concurrency=1, variant="indian", turns=60))
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            sessions = [o for o in gc.garbage if isinstance(o, MatchSession)]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+    assert sessions == []
