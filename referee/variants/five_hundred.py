@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.cards import Card, Rank, build_deck, contains_cards, format_cards, remove_cards
+from referee.cards import Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld, readings
 from referee.variants.base import (
@@ -117,7 +117,11 @@ class FiveHundredRules:
 
     @property
     def wilds(self) -> frozenset[Rank]:
-        return frozenset({Rank.JOKER}) if self.jokers_wild else frozenset()
+        return _JOKERS_WILD if self.jokers_wild else _NO_WILDS
+
+
+_JOKERS_WILD = frozenset({Rank.JOKER})  # built once: ``wilds`` is asked for on every card of every listing
+_NO_WILDS: frozenset[Rank] = frozenset()
 
 
 def in_hand_value(card: Card, rules: FiveHundredRules) -> int:
@@ -181,18 +185,21 @@ def melds_in(hand: Sequence[Card], rules: FiveHundredRules) -> list[tuple[Card, 
     if not any(c.rank in rules.wilds for c in hand):
         mr = rules.meld_rules
         ranks = Counter(c.rank for c in hand)
-        runs = {s: set().union(*(_positions(c, mr) for c in hand if c.suit == s)) for s in {c.suit for c in hand}}
+        runs: dict[Suit, int] = {}
+        for c in hand:
+            runs[c.suit] = runs.get(c.suit, 0) | _position_bits(c, mr)
         if not (mr.sets and max(ranks.values(), default=0) >= 3) and not (
-            mr.runs and any({p + 1, p + 2} <= have for have in runs.values() for p in have)
+            mr.runs and any(have & have >> 1 & have >> 2 for have in runs.values())  # three positions in a row
         ):
             return []
     return find_melds(hand, rules.meld_rules, rules.wilds)
 
 
-def _positions(card: Card, mr: MeldRules) -> set[int]:
+def _position_bits(card: Card, mr: MeldRules) -> int:
+    """The run positions ``card`` can take (an ace low 1 and/or high 14), as bits of an int."""
     if card.rank is not Rank.ACE:
-        return {int(card.rank)}
-    return ({1} if mr.ace_low else set()) | ({14} if mr.ace_high else set())
+        return 1 << int(card.rank)
+    return (2 if mr.ace_low else 0) | (1 << 14 if mr.ace_high else 0)
 
 
 def _could_meld(bottom: Card, naturals: Sequence[Card], mr: MeldRules) -> bool:
@@ -201,11 +208,16 @@ def _could_meld(bottom: Card, naturals: Sequence[Card], mr: MeldRules) -> bool:
         return True
     if not mr.runs:
         return False
-    have: set[int] = set()
+    have = 0
     for c in naturals:
         if c.suit == bottom.suit:
-            have |= _positions(c, mr)
-    return any({b + d1, b + d2} <= have for b in _positions(bottom, mr) for d1, d2 in ((-2, -1), (-1, 1), (1, 2)))
+            have |= _position_bits(c, mr)
+    have <<= 2  # so that the two positions below position 1 are bits too
+    own = _position_bits(bottom, mr) << 2
+    for b in range(3, 17):  # b: a position of ``bottom``, shifted by two
+        if own >> b & 1 and (have >> (b - 2) & 3 == 3 or have >> (b - 1) & 5 == 5 or have >> (b + 1) & 3 == 3):
+            return True  # two below it, one either side, or two above it
+    return False
 
 
 # ---------------------------------------------------------------- state
@@ -234,7 +246,7 @@ def _fits(card: Card, meld: TableMeld, rules: FiveHundredRules) -> bool:
     r = meld.reading
     if meld.meld_kind in (MeldKind.SET, MeldKind.JOKERS):
         return card.rank == r.rank
-    return card.suit == r.suit and bool(_positions(card, rules.meld_rules) & {r.low - 1, r.high + 1})
+    return card.suit == r.suit and bool(_position_bits(card, rules.meld_rules) & (1 << (r.low - 1) | 1 << (r.high + 1)))
 
 
 def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
