@@ -239,14 +239,27 @@ def _st(state: HandState) -> tuple[FiveHundredState, FiveHundredRules]:
     return state, state.rules
 
 
-def _fits(card: Card, meld: TableMeld, rules: FiveHundredRules) -> bool:
-    """A cheap test before ``extend_meld``: could one card possibly go on this meld?"""
-    if card.rank in rules.wilds:
-        return meld.meld_kind is not MeldKind.JOKERS
+_FitKey = tuple[bool, bool, Rank, Suit, int]  # a meld of jokers, a set (or jokers), its rank, its suit, a run's ends
+
+
+def _fit_key(meld: TableMeld) -> _FitKey:
+    """What ``_fits`` asks of a meld, read once per listing rather than once per card: a run's next positions
+    down and up as bits."""
     r = meld.reading
-    if meld.meld_kind in (MeldKind.SET, MeldKind.JOKERS):
-        return card.rank == r.rank
-    return card.suit == r.suit and bool(_position_bits(card, rules.meld_rules) & (1 << (r.low - 1) | 1 << (r.high + 1)))
+    jokers = meld.meld_kind is MeldKind.JOKERS
+    if jokers or meld.meld_kind is MeldKind.SET:
+        return jokers, True, r.rank, r.suit, 0
+    return False, False, r.rank, r.suit, 1 << (r.low - 1) | 1 << (r.high + 1)
+
+
+def _fits(card: Card, key: _FitKey, rules: FiveHundredRules) -> bool:
+    """A cheap test before ``extend_meld``: could one card possibly go on this meld (its ``_fit_key``)?"""
+    jokers, set_like, rank, suit, ends = key
+    if card.rank in rules.wilds:
+        return not jokers
+    if set_like:
+        return card.rank == rank
+    return card.suit == suit and bool(_position_bits(card, rules.meld_rules) & ends)
 
 
 def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
@@ -339,9 +352,10 @@ class _FiveHundredFamily:
             melds.append((meld_points(reading, rules), Meld((Group(group),))))
         melds.sort(key=lambda t: -t[0])
         layoffs: list[Action] = []
+        keyed = [(m, _fit_key(m)) for m in st.melds]
         for card in sorted(set(hand), key=lambda c: -in_hand_value(c, rules)):
-            for m in st.melds:
-                if _fits(card, m, rules) and self._can_extend(m, (card,), rules):
+            for m, key in keyed:
+                if _fits(card, key, rules) and self._can_extend(m, (card,), rules):
                     layoffs.append(LayOff(m.id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
@@ -360,6 +374,7 @@ class _FiveHundredFamily:
         hand = st.hands[seat]
         out: list[Action] = []
         pile = st.discards
+        keyed = [(m, _fit_key(m)) for m in st.melds]
         for k in range(1, len(pile) + 1):
             bottom = pile[-k]
             above = pile[len(pile) - k + 1:]
@@ -367,8 +382,8 @@ class _FiveHundredFamily:
             if ways:
                 out.append(TakeDiscards(k, meld=Group(ways[0])))
             else:
-                for m in st.melds:
-                    if _fits(bottom, m, rules) and self._can_extend(m, (bottom,), rules):
+                for m, key in keyed:
+                    if _fits(bottom, key, rules) and self._can_extend(m, (bottom,), rules):
                         out.append(TakeDiscards(k, lay_off_on=m.id))
                         break
             if len(out) >= MAX_TAKES:
