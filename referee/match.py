@@ -11,7 +11,7 @@ import hashlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -322,10 +322,18 @@ def rules_hash(variant: Variant, options: Mapping[str, str]) -> str:
     """``sha256:...`` over the rules a match is played by: the variant's rules source (its module and the rules
     core) and its options normalised (every option, defaults filled in, as the variant reads them). Two records
     with the same hash were made by the same rules; a replay under another hash may not reproduce."""
-    given = {str(k).strip().lower(): str(val).strip().lower() for k, val in options.items()}
-    normal = {o.name: given.pop(o.name, o.default) for o in variant.options} | given
-    h = hashlib.sha256(_source_digest(type(variant).__module__))
-    h.update(variant.name.encode() + b"\0" + repr(sorted(normal.items())).encode())
+    defaults = tuple((o.name, o.default) for o in variant.options)
+    return _rules_hash(type(variant).__module__, variant.name, defaults, tuple(options.items()))
+
+
+@lru_cache(maxsize=256)
+def _rules_hash(module: str, name: str, defaults: tuple[tuple[str, str], ...],
+                options: tuple[tuple[str, str], ...]) -> str:
+    """``rules_hash`` of hashable arguments: every match's set-up asks it, for few distinct answers."""
+    given = {str(k).strip().lower(): str(val).strip().lower() for k, val in options}
+    normal = {option: given.pop(option, default) for option, default in defaults} | given
+    h = hashlib.sha256(_source_digest(module))
+    h.update(name.encode() + b"\0" + repr(sorted(normal.items())).encode())
     return "sha256:" + h.hexdigest()
 
 
