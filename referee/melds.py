@@ -452,8 +452,10 @@ _RUN_CODE = {(pos, int(suit)): int(_rank_at(pos)) * 5 + int(suit) for pos in ran
 _CODE_RANGE = range(int(Rank.KING) * 5 + int(Suit.CLUBS) + 1)
 _FOUND_LIMIT = 1 << 15  # entries remembered per (rules, wilds) in each memory before it is cleared
 
+_CODE_OF: dict[Card, int] = {card: code for code, card in _CARD_OF.items()}
+
 Codes = tuple[int, ...]
-Found = dict[Codes, tuple[Card, ...]]  # valid groups: their sorted codes and their cards
+Found = dict[tuple[int, Codes], tuple[Card, ...]]  # valid groups by (-size, sorted codes), the finder's order
 
 
 class _FinderMemory:
@@ -486,13 +488,14 @@ def _code(card: Card) -> int:
 def _keep_if_valid(group: list[int], rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory, out: Found) -> None:
     """Add ``group`` to ``out`` when it reads as a meld (each distinct group is read once per rules and wilds)."""
     g = tuple(sorted(group))
-    if g in out:
+    key = (-len(g), g)
+    if key in out:
         return
     ok = memory.valid.get(g)
     if ok is None:
         ok = memory.valid[g] = bool(_readings(tuple(_CARD_OF[c] for c in g), rules, wilds, ()))
     if ok:
-        out[g] = tuple(_CARD_OF[c] for c in g)
+        out[key] = tuple(_CARD_OF[c] for c in g)
 
 
 def _set_groups(
@@ -550,10 +553,6 @@ def _wild_only_groups(wild_codes: Codes, rules: MeldRules, wilds: frozenset[Rank
     return out
 
 
-def _longest_first(group: Codes) -> tuple[int, Codes]:
-    return -len(group), group
-
-
 def find_melds(
     hand: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = (), max_wilds: int | None = None
 ) -> list[tuple[Card, ...]]:
@@ -570,7 +569,7 @@ def find_melds(
     if memory is None:
         memory = _memories[rules, wild_set] = _FinderMemory()
     memory.bound()
-    codes = sorted(_code(card) for card in hand)
+    codes = sorted([_CODE_OF[card] for card in hand])
     wild_codes = tuple(c for c in codes if c // 5 in wild_set)  # printed jokers first
     nw = len(wild_codes) if limit is None else min(limit, len(wild_codes))
     found: Found = {}
@@ -580,6 +579,8 @@ def find_melds(
         for c in codes:
             by_rank.setdefault(c // 5, []).append(c)
         for rank_codes in by_rank.values():
+            if len(rank_codes) + nw < rules.min_set:
+                continue  # too few to make a set even with every wild
             set_key = (tuple(rank_codes), wild_codes, nw, top)
             part = memory.sets.get(set_key)
             if part is None:
@@ -587,12 +588,16 @@ def find_melds(
             found.update(part)
     if rules.runs:
         held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
+        ranks_held = [0] * (len(SUITS) + 1)  # by suit: how many distinct natural ranks are held
         for c in codes:
             rank, suit = divmod(c, 5)
-            if rank not in wild_set:
+            if rank not in wild_set and not held[suit] >> rank & 1:
                 held[suit] |= (1 << 1 | 1 << ACE_HIGH) if rank == int(Rank.ACE) else 1 << rank
+                ranks_held[suit] += 1
         stand_ins = wild_codes[:nw]
         for suit in SUITS:
+            if ranks_held[suit] + nw < rules.min_run:
+                continue  # too few to make a run even with every wild
             run_key = (int(suit), held[suit], stand_ins)
             part = memory.runs.get(run_key)
             if part is None:
@@ -603,7 +608,7 @@ def find_melds(
         if part is None:
             part = memory.wild_only[wild_codes] = _wild_only_groups(wild_codes, rules, wild_set, memory)
         found.update(part)
-    return [found[g] for g in sorted(found, key=_longest_first)]
+    return [found[key] for key in sorted(found)]
 
 
 NATURAL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)

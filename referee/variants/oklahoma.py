@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import (
-    NATURAL_CARDS,
     MeldKind,
     MeldReading,
     MeldRules,
@@ -521,8 +520,9 @@ class _Oklahoma:
         for meld in state.melds:
             if meld.owner != seat:
                 continue
-            fitting = verdicts.lay_offs_on(meld.reading)
-            plays.extend(LayOff(meld.id, (card,)) for card in distinct if card in fitting)
+            for card in distinct:
+                if verdicts.lays_off(meld.reading, card):
+                    plays.append(LayOff(meld.id, (card,)))
         plays.extend(self._exchanges(state, seat))
         return discards + plays[:room]
 
@@ -769,7 +769,7 @@ class _Verdicts:
         self.wilds = rules.wilds  # the hand's ``wild_ranks`` (``new_hand``)
         self.melds: dict[tuple[Card, ...], bool] = {}
         # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
-        self.lay_offs: dict[int, tuple[MeldReading, frozenset[Card]]] = {}
+        self.lay_offs: dict[int, tuple[MeldReading, dict[Card, bool]]] = {}
 
     def reads_as_meld(self, cards: tuple[Card, ...]) -> bool:
         ok = self.melds.get(cards)
@@ -789,16 +789,18 @@ class _Verdicts:
         the finder may list with a wild more often than it is held."""
         return not all(c.rank in self.wilds for c in group) or contains_cards(hand, group)
 
-    def lay_offs_on(self, meld: MeldReading) -> frozenset[Card]:
-        """The cards that lay off alone on ``meld``: of those that may fit (``_may_fit``), the ones it extends with."""
+    def lays_off(self, meld: MeldReading, card: Card) -> bool:
+        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
         seen = self.lay_offs.get(id(meld))
-        if seen is not None and seen[0] is meld:
-            return seen[1]
-        if len(self.lay_offs) > _VERDICTS_LIMIT:
-            self.lay_offs.clear()
-        fitting = frozenset(c for c in _EVERY_CARD if _may_fit(meld, c, self.wilds) and self.extends(meld, c))
-        self.lay_offs[id(meld)] = (meld, fitting)
-        return fitting
+        if seen is None or seen[0] is not meld:
+            if len(self.lay_offs) > _VERDICTS_LIMIT:
+                self.lay_offs.clear()
+            seen = self.lay_offs[id(meld)] = (meld, {})
+        known = seen[1]
+        ok = known.get(card)
+        if ok is None:
+            ok = known[card] = _may_fit(meld, card, self.wilds) and self.extends(meld, card)
+        return ok
 
     def extends(self, meld: MeldReading, card: Card) -> bool:
         try:
@@ -808,7 +810,6 @@ class _Verdicts:
         return True
 
 
-_EVERY_CARD = (*NATURAL_CARDS, JOKER)
 _verdicts: dict[OklahomaRules, _Verdicts] = {}
 
 
