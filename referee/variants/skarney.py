@@ -371,6 +371,11 @@ def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
 # ---------------------------------------------------------------- contract search
 
 
+_RUN_CARD: dict[tuple[int, Suit], Card] = {
+    (pos, suit): Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS
+}  # the card at each run position of each suit
+
+
 def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
     """Every distinct 3-card set (or run) in ``hand`` with at most one wild, purest first (SKA-2, SKA-3)."""
     counts = Counter(hand)
@@ -396,7 +401,7 @@ def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldK
             naturals: list[Card] = []
             missing = 0
             for pos in range(low, low + 3):
-                want = Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit)
+                want = _RUN_CARD[pos, suit]
                 if want.rank not in wilds and counts[want] > 0:
                     naturals.append(want)
                 else:
@@ -418,17 +423,17 @@ def find_contracts(
     for kind in (MeldKind.SET, MeldKind.RUN):
         cands = _three_card_groups(hand, wilds, kind)
         if len(cands) >= groups:
-            _search(cands, [Counter(g) for g in cands], groups, limit, 0, Counter(hand), [], found, budget)
+            _search(cands, [dict(Counter(g)) for g in cands], groups, limit, 0, dict(Counter(hand)), [], found, budget)
     return found
 
 
 def _search(
     cands: list[tuple[Card, ...]],
-    need: list[Counter[Card]],
+    need: list[dict[Card, int]],
     groups: int,
     limit: int,
     start: int,
-    left: Counter[Card],
+    left: dict[Card, int],
     chosen: list[int],
     found: list[tuple[tuple[Card, ...], ...]],
     budget: list[int],
@@ -443,8 +448,11 @@ def _search(
         if len(found) >= limit or budget[0] <= 0:
             return
         budget[0] -= 1
-        if all(left[c] >= n for c, n in need[i].items()):
-            _search(cands, need, groups, limit, i + 1, left - need[i], [*chosen, i], found, budget)
+        if all(left.get(c, 0) >= n for c, n in need[i].items()):
+            rest = dict(left)
+            for c, n in need[i].items():
+                rest[c] -= n
+            _search(cands, need, groups, limit, i + 1, rest, [*chosen, i], found, budget)
 
 
 # ---------------------------------------------------------------- the variant
