@@ -629,12 +629,16 @@ class _SkarneyBase:
             require(_opponent_melds_ok(state, seat, meld.owner), "OWN_SIDE_MELD",
                     f"meld {meld.id} is your side's: take wilds only from your opponents' melds (SKA-5)")
         else:
-            require(meld.owner != seat, "OWN_SIDE_MELD", f"meld {meld.id} is your own: take wilds only from opponents' melds (SKS-1)")
+            if meld.owner == seat:
+                raise IllegalAction("OWN_SIDE_MELD", f"meld {meld.id} is your own: take wilds only from opponents' melds (SKS-1)")
         require(meld.meld_kind is not MeldKind.WILD_SET, "WILD_ONLY_MELD",
                 f"meld {meld.id} is made of wilds only: its cards cannot be taken (SKA-5)")
-        require(action.wild.rank in wilds, "NOT_A_WILD", f"{action.wild} is not a wild card (SKA-1, SKA-5)")
-        require(action.natural.rank not in wilds, "NOT_NATURAL", f"{action.natural} is wild: exchange a natural card (SKA-5)")
-        require(action.natural in state.hands[seat], "NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
+        if action.wild.rank not in wilds:
+            raise IllegalAction("NOT_A_WILD", f"{action.wild} is not a wild card (SKA-1, SKA-5)")
+        if action.natural.rank in wilds:
+            raise IllegalAction("NOT_NATURAL", f"{action.natural} is wild: exchange a natural card (SKA-5)")
+        if action.natural not in state.hands[seat]:
+            raise IllegalAction("NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
         for i, p in enumerate(meld.cards):
             if p.card != action.wild or not p.is_wild:
                 continue
