@@ -283,7 +283,7 @@ class _LayOffVerdicts:
     """What fits on one meld reading, remembered: whether a card may fit (a cheap necessary test) and whether
     cards lay off on it (``_extended``). Both are pure functions of the reading, the rules and the cards."""
 
-    __slots__ = ("rules", "meld_id", "reading", "could", "verdicts")
+    __slots__ = ("rules", "meld_id", "reading", "could", "verdicts", "lists")
 
     def __init__(self, rules: SkarneyRules, meld_id: int, reading: MeldReading) -> None:
         self.rules = rules
@@ -291,6 +291,7 @@ class _LayOffVerdicts:
         self.reading = reading
         self.could: dict[Card, bool] = {}
         self.verdicts: dict[tuple[Card, ...], bool] = {}
+        self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
 
     def could_fit(self, c: Card) -> bool:
         """A cheap necessary condition for ``c`` fitting the meld (``fits`` is the full test)."""
@@ -298,6 +299,30 @@ class _LayOffVerdicts:
         if ok is None:
             ok = self.could[c] = _could_fit(self.reading, c, self.rules.wild_ranks)
         return ok
+
+    def options(self, near: tuple[Card, ...], doubled: tuple[Card, ...], pairs: bool) -> list[tuple[Card, ...]]:
+        """The lay-offs on this meld from a hand whose cards that may fit are ``near`` (sorted; those held twice
+        or more ``doubled``): each single that fits, then (with room for two, ``pairs``) each pair that fits."""
+        key = (near, doubled, pairs)
+        found = self.lists.get(key)
+        if found is None:
+            singles = [c for c in near if self.fits((c,))]
+            found = [(c,) for c in singles]
+            if pairs:
+                seen: set[tuple[Card, ...]] = set()
+                for c in singles:
+                    for d in near:
+                        if d == c and c not in doubled:
+                            continue
+                        pair = (min(c, d), max(c, d))
+                        if pair not in seen:
+                            seen.add(pair)
+                            if self.fits(pair):
+                                found.append(pair)
+            if len(self.lists) > _VERDICTS_LIMIT:
+                self.lists.clear()
+            self.lists[key] = found
+        return found
 
     def fits(self, cards: tuple[Card, ...]) -> bool:
         ok = self.verdicts.get(cards)
@@ -420,25 +445,31 @@ def find_contracts(
     (SKA-3), purest first. A bounded search: a sample, not every way."""
     found: list[tuple[tuple[Card, ...], ...]] = []
     budget = [_SEARCH_BUDGET]
+    slot = {c: i for i, c in enumerate(set(hand))}  # the search counts cards in a list, one slot per distinct card
+    left = [0] * len(slot)
+    for c in hand:
+        left[slot[c]] += 1
     for kind in (MeldKind.SET, MeldKind.RUN):
-        cands = _three_card_groups(hand, wilds, kind)
+        cands = _three_card_groups(hand, wilds, kind)  # every card of a candidate is held, so has a slot
         if len(cands) >= groups:
-            _search(cands, [dict(Counter(g)) for g in cands], groups, limit, 0, dict(Counter(hand)), [], found, budget)
+            need = [[(slot[c], n) for c, n in Counter(g).items()] for g in cands]
+            _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
 
 
 def _search(
     cands: list[tuple[Card, ...]],
-    need: list[dict[Card, int]],
+    need: list[list[tuple[int, int]]],
     groups: int,
     limit: int,
     start: int,
-    left: dict[Card, int],
+    left: list[int],
     chosen: list[int],
     found: list[tuple[tuple[Card, ...], ...]],
     budget: list[int],
 ) -> None:
-    """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once)."""
+    """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once);
+    ``left`` counts the cards not yet chosen by slot, and is restored on the way back."""
     if len(chosen) == groups:
         key = tuple(sorted(cands[i] for i in chosen))
         if key not in found:
@@ -448,11 +479,12 @@ def _search(
         if len(found) >= limit or budget[0] <= 0:
             return
         budget[0] -= 1
-        if all(left.get(c, 0) >= n for c, n in need[i].items()):
-            rest = dict(left)
-            for c, n in need[i].items():
-                rest[c] -= n
-            _search(cands, need, groups, limit, i + 1, rest, [*chosen, i], found, budget)
+        if all(left[k] >= n for k, n in need[i]):
+            for k, n in need[i]:
+                left[k] -= n
+            _search(cands, need, groups, limit, i + 1, left, [*chosen, i], found, budget)
+            for k, n in need[i]:
+                left[k] += n
 
 
 # ---------------------------------------------------------------- the variant
@@ -857,20 +889,10 @@ class _SkarneyBase:
             if left <= 0:
                 continue
             fits = verdicts.lay_offs_on(m)
-            near = [c for c in distinct if fits.could_fit(c)]
-            singles = [c for c in near if fits.fits((c,))]
-            out.extend(LayOff(m.id, (c,)) for c in singles)
-            if left >= 2:
-                pairs: set[tuple[Card, Card]] = set()
-                for c in singles:
-                    for d in near:
-                        if d == c and counts[c] < 2:
-                            continue
-                        pair = (min(c, d), max(c, d))
-                        if pair not in pairs:
-                            pairs.add(pair)
-                            if fits.fits(pair):
-                                out.append(LayOff(m.id, pair))
+            near = tuple(c for c in distinct if fits.could_fit(c))
+            if near:
+                doubled = tuple(c for c in near if counts[c] >= 2)
+                out.extend(LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2))
         return out
 
     def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
