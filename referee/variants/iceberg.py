@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.cards import Card, Rank, Suit, build_deck, contains_cards, remove_cards
+from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, remove_cards
 from referee.errors import IllegalAction, InvalidOption
-from referee.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
+from referee.melds import NATURAL_CARDS, MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
 from referee.variants.base import (
     Action,
     Decision,
@@ -187,29 +187,27 @@ def find_specials(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
 
 def fits(meld: TableMeld, card: Card) -> bool:
     """Whether ``card`` alone can be laid off on ``meld`` (ICE-3; never on a special meld, ICE-4)."""
-    if meld.meld_kind is MeldKind.SPECIAL:
-        return False
-    return _fits_reading(meld.reading, card)
+    return card in fitting(meld)
 
 
-_FITS_LIMIT = 1 << 14  # meld readings whose lay-off verdicts are remembered before the memory is cleared
+_FITS_LIMIT = 1 << 14  # meld readings whose lay-off cards are remembered before the memory is cleared
+_EVERY_CARD = (*NATURAL_CARDS, JOKER)
 # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
-_fits_memory: dict[int, tuple[MeldReading, dict[Card, bool]]] = {}
+_fits_memory: dict[int, tuple[MeldReading, frozenset[Card]]] = {}
 
 
-def _fits_reading(r: MeldReading, card: Card) -> bool:
-    """``fits`` for a meld that is not special: a pure function of its reading and the card, remembered, as
-    listing legal actions asks it of every meld and card in hand turn after turn."""
+def fitting(meld: TableMeld) -> frozenset[Card]:
+    """The cards that can be laid off alone on ``meld`` (``fits``): none on a special meld; otherwise a pure
+    function of its reading, remembered, as listing legal actions asks it of every meld turn after turn."""
+    if meld.meld_kind is MeldKind.SPECIAL:
+        return frozenset()
+    r = meld.reading
     seen = _fits_memory.get(id(r))
     if seen is None or seen[0] is not r:
         if len(_fits_memory) > _FITS_LIMIT:
             _fits_memory.clear()
-        seen = _fits_memory[id(r)] = (r, {})
-    known = seen[1]
-    ok = known.get(card)
-    if ok is None:
-        ok = known[card] = _lays_off(r, card)
-    return ok
+        seen = _fits_memory[id(r)] = (r, frozenset(c for c in _EVERY_CARD if _lays_off(r, c)))
+    return seen[1]
 
 
 def _lays_off(r: MeldReading, card: Card) -> bool:
@@ -535,8 +533,9 @@ class Iceberg:
         for g in find_melds(hand, ICEBERG_MELDS):
             scored.append((meld_points(len(g)), len(g), Meld((Group(g),))))
         for m in state.melds:
+            can = fitting(m)
             for c in distinct:
-                if fits(m, c):
+                if c in can:
                     scored.append((card_points(len(m.cards) + 1), 1, LayOff(m.id, (c,))))
         scored.sort(key=lambda t: (-t[0], -t[1]))
         room = max(0, MAX_LEGAL - len(discards))

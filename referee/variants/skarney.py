@@ -23,6 +23,7 @@ from referee.cards import JOKER, SUITS, Card, Rank, Suit, build_deck, contains_c
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import (
     ACE_HIGH,
+    NATURAL_CARDS,
     MeldKind,
     MeldReading,
     MeldRules,
@@ -276,6 +277,7 @@ def _could_fit(reading: MeldReading, c: Card, wilds: frozenset[Rank]) -> bool:
     return False
 
 
+_EVERY_CARD = (*NATURAL_CARDS, JOKER)
 _VERDICTS_LIMIT = 1 << 14  # verdicts remembered per rules record (or per meld) before the memory is cleared
 
 
@@ -289,16 +291,10 @@ class _LayOffVerdicts:
         self.rules = rules
         self.meld_id = meld_id
         self.reading = reading
-        self.could: dict[Card, bool] = {}
+        # the cards that may fit: a cheap necessary condition (``fits`` is the full test)
+        self.could = frozenset(c for c in _EVERY_CARD if _could_fit(reading, c, rules.wild_ranks))
         self.verdicts: dict[tuple[Card, ...], bool] = {}
         self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
-
-    def could_fit(self, c: Card) -> bool:
-        """A cheap necessary condition for ``c`` fitting the meld (``fits`` is the full test)."""
-        ok = self.could.get(c)
-        if ok is None:
-            ok = self.could[c] = _could_fit(self.reading, c, self.rules.wild_ranks)
-        return ok
 
     def options(self, near: tuple[Card, ...], doubled: tuple[Card, ...], pairs: bool) -> list[tuple[Card, ...]]:
         """The lay-offs on this meld from a hand whose cards that may fit are ``near`` (sorted; those held twice
@@ -861,7 +857,7 @@ class _SkarneyBase:
         return True
 
     def _exchanges(self, state: SkarneyState, seat: int) -> list[Action]:
-        hand = set(state.hands[seat])
+        ordered = sorted(set(state.hands[seat]))
         out: list[Action] = []
         for m in state.melds:
             if m.owner == seat or not _opponent_melds_ok(state, seat, m.owner) or m.meld_kind is MeldKind.WILD_SET:
@@ -869,7 +865,7 @@ class _SkarneyBase:
             for p in m.cards:
                 if p.card.rank not in state.wild_ranks or not p.is_wild:
                     continue
-                for c in sorted(hand):
+                for c in ordered:
                     if c.rank == p.rank and c.rank not in state.wild_ranks and (p.suit is Suit.NONE or c.suit == p.suit):
                         a = ExchangeWild(m.id, c, p.card)
                         if a not in out:
@@ -889,7 +885,7 @@ class _SkarneyBase:
             if left <= 0:
                 continue
             fits = verdicts.lay_offs_on(m)
-            near = tuple(c for c in distinct if fits.could_fit(c))
+            near = tuple(c for c in distinct if c in fits.could)
             if near:
                 doubled = tuple(c for c in near if counts[c] >= 2)
                 out.extend(LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2))
