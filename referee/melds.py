@@ -450,12 +450,107 @@ def extend_meld(
 _CARD_OF: dict[int, Card] = {int(r) * 5 + int(s): Card(r, s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
 _RUN_CODE = {(pos, int(suit)): int(_rank_at(pos)) * 5 + int(suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS}
 _CODE_RANGE = range(int(Rank.KING) * 5 + int(Suit.CLUBS) + 1)
-_FOUND_LIMIT = 1 << 15  # candidate groups remembered per (rules, wilds) before the memory is cleared
-_found: dict[tuple[MeldRules, frozenset[Rank]], dict[tuple[int, ...], bool]] = {}
+_FOUND_LIMIT = 1 << 15  # entries remembered per (rules, wilds) in each memory before it is cleared
+
+_CODE_OF: dict[Card, int] = {card: code for code, card in _CARD_OF.items()}
+
+Codes = tuple[int, ...]
+Found = dict[tuple[int, Codes], tuple[Card, ...]]  # valid groups by (-size, sorted codes), the finder's order
+
+
+class _FinderMemory:
+    """What the finder remembers for one (rules, wilds): whether each candidate group reads as a meld, and the
+    valid groups of each part of a hand. A hand's melds split into parts that depend on little of it: the sets of
+    one rank (that rank's cards and the wilds), the runs of one suit (which of its naturals are held and the
+    wilds) and the wild-only sets (the wilds); the same parts recur from hand to hand and turn to turn."""
+
+    __slots__ = ("valid", "sets", "runs", "wild_only")
+
+    def __init__(self) -> None:
+        self.valid: dict[Codes, bool] = {}
+        self.sets: dict[tuple[Codes, Codes, int, int], Found] = {}
+        self.runs: dict[tuple[int, int, Codes], Found] = {}
+        self.wild_only: dict[Codes, Found] = {}
+
+    def bound(self) -> None:
+        for memory in (self.valid, self.sets, self.runs, self.wild_only):
+            if len(memory) > _FOUND_LIMIT:
+                memory.clear()
+
+
+_memories: dict[tuple[MeldRules, frozenset[Rank]], _FinderMemory] = {}
 
 
 def _code(card: Card) -> int:
     return int(card.rank) * 5 + int(card.suit)
+
+
+def _keep_if_valid(group: list[int], rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory, out: Found) -> None:
+    """Add ``group`` to ``out`` when it reads as a meld (each distinct group is read once per rules and wilds)."""
+    g = tuple(sorted(group))
+    key = (-len(g), g)
+    if key in out:
+        return
+    ok = memory.valid.get(g)
+    if ok is None:
+        ok = memory.valid[g] = bool(_readings(tuple(_CARD_OF[c] for c in g), rules, wilds, ()))
+    if ok:
+        out[key] = tuple(_CARD_OF[c] for c in g)
+
+
+def _set_groups(
+    rank_codes: Codes, wild_codes: Codes, nw: int, top: int, rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory
+) -> Found:
+    """The valid sets of one rank: each multiset of its cards (``rank_codes``, a code per copy) topped up with 0..
+    ``nw`` wilds, never past ``top`` cards."""
+    kinds = sorted(set(rank_codes))
+    counts = {c: rank_codes.count(c) for c in kinds}
+    for w in wild_codes:
+        counts.setdefault(w, wild_codes.count(w))
+    out: Found = {}
+    most = min(len(rank_codes), top)
+    for taken in itertools.product(*(range(counts[c] + 1) for c in kinds)):
+        size = sum(taken)
+        if not 1 <= size <= most or size + nw < rules.min_set:
+            continue
+        combo = [c for c, n in zip(kinds, taken, strict=True) for _ in range(n)]
+        used = dict(zip(kinds, taken, strict=True))
+        extra = [w for w in wild_codes if counts[w] > used.get(w, 0)]
+        for k in range(max(0, rules.min_set - size), min(nw, top - size) + 1):
+            _keep_if_valid(combo + extra[:k], rules, wilds, memory, out)
+    return out
+
+
+def _run_groups(suit: int, held: int, stand_ins: Codes, rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory) -> Found:
+    """The valid runs of one suit: each window whose gaps the ``stand_ins`` (the first wilds) can fill; ``held``
+    has bit ``pos`` set for each run position whose natural card is held."""
+    out: Found = {}
+    nw = len(stand_ins)
+    lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
+    hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
+    for low in range(lo_min, hi_max + 1):
+        group: list[int] = []
+        missing = 0
+        for high in range(low, hi_max + 1):  # the window low..high grows one card at a time
+            if held >> high & 1:
+                group.append(_RUN_CODE[high, suit])
+            else:
+                missing += 1
+            if high < low + rules.min_run - 1 or (low == 1 and high == ACE_HIGH):
+                continue
+            if missing > nw:
+                break
+            _keep_if_valid(group + list(stand_ins[:missing]), rules, wilds, memory, out)
+    return out
+
+
+def _wild_only_groups(wild_codes: Codes, rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory) -> Found:
+    out: Found = {}
+    for rank in set(c // 5 for c in wild_codes):
+        same = [c for c in wild_codes if c // 5 == rank]
+        for size in range(rules.min_wild_only, len(same) + 1):
+            _keep_if_valid(same[:size], rules, wilds, memory, out)
+    return out
 
 
 def find_melds(
@@ -466,72 +561,54 @@ def find_melds(
 
     The candidates: each multiset of one rank's cards topped up with 0.. wilds (printed jokers first), each run
     window of a suit with its gaps filled by wilds, and (where allowed) wild-only sets; each distinct candidate is
-    read once (``readings``; what it gave is remembered per rules and wilds) and kept if it reads as a meld."""
+    read once (``readings``) and kept if it reads as a meld. Each part's valid groups are remembered per rules and
+    wilds (``_FinderMemory``), so a hand costs a few look-ups and one sort."""
     limit = rules.max_wilds if max_wilds is None else max_wilds
     wild_set = frozenset(wilds)
-    counts = [0] * len(_CODE_RANGE)  # copies of each card code in the hand
-    for card in hand:
-        counts[_code(card)] += 1
-    wild_codes = [c for c in _CODE_RANGE for _ in range(counts[c]) if c // 5 in wild_set]  # printed jokers first
-    memo = _found.setdefault((rules, wild_set), {})
-    if len(memo) > _FOUND_LIMIT:
-        memo.clear()
-    out: set[tuple[int, ...]] = set()
-    tried: set[tuple[int, ...]] = set()
-
-    def add(group: list[int]) -> None:
-        g = tuple(sorted(group))
-        if g in tried:
-            return
-        tried.add(g)
-        ok = memo.get(g)
-        if ok is None:
-            ok = memo[g] = bool(_readings(tuple(_CARD_OF[c] for c in g), rules, wild_set, ()))
-        if ok:
-            out.add(g)
-
+    memory = _memories.get((rules, wild_set))
+    if memory is None:
+        memory = _memories[rules, wild_set] = _FinderMemory()
+    memory.bound()
+    codes = sorted([_CODE_OF[card] for card in hand])
+    wild_codes = tuple(c for c in codes if c // 5 in wild_set)  # printed jokers first
     nw = len(wild_codes) if limit is None else min(limit, len(wild_codes))
+    found: Found = {}
     if rules.sets:
-        by_rank: dict[int, list[int]] = {}
-        for c in _CODE_RANGE:
-            if counts[c]:
-                by_rank.setdefault(c // 5, []).append(c)
         top = rules.max_set if rules.max_set is not None else len(hand)
-        for kinds in by_rank.values():
-            most = min(sum(counts[c] for c in kinds), top)
-            for taken in itertools.product(*(range(counts[c] + 1) for c in kinds)):
-                size = sum(taken)
-                if not 1 <= size <= most or size + nw < rules.min_set:
-                    continue
-                combo = [c for c, n in zip(kinds, taken, strict=True) for _ in range(n)]
-                used = dict(zip(kinds, taken, strict=True))
-                extra = [w for w in wild_codes if counts[w] > used.get(w, 0)]
-                for k in range(max(0, rules.min_set - size), min(nw, top - size) + 1):
-                    add(combo + extra[:k])
+        by_rank: dict[int, list[int]] = {}
+        for c in codes:
+            by_rank.setdefault(c // 5, []).append(c)
+        for rank_codes in by_rank.values():
+            if len(rank_codes) + nw < rules.min_set:
+                continue  # too few to make a set even with every wild
+            set_key = (tuple(rank_codes), wild_codes, nw, top)
+            part = memory.sets.get(set_key)
+            if part is None:
+                part = memory.sets[set_key] = _set_groups(set_key[0], wild_codes, nw, top, rules, wild_set, memory)
+            found.update(part)
     if rules.runs:
-        lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
-        hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
+        held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
+        ranks_held = [0] * (len(SUITS) + 1)  # by suit: how many distinct natural ranks are held
+        for c in codes:
+            rank, suit = divmod(c, 5)
+            if rank not in wild_set and not held[suit] >> rank & 1:
+                held[suit] |= (1 << 1 | 1 << ACE_HIGH) if rank == int(Rank.ACE) else 1 << rank
+                ranks_held[suit] += 1
+        stand_ins = wild_codes[:nw]
         for suit in SUITS:
-            for low in range(lo_min, hi_max + 1):
-                group: list[int] = []
-                missing = 0
-                for high in range(low, hi_max + 1):  # the window low..high grows one card at a time
-                    want = _RUN_CODE[high, suit]
-                    if counts[want] and want // 5 not in wild_set:
-                        group.append(want)
-                    else:
-                        missing += 1
-                    if high < low + rules.min_run - 1 or (low == 1 and high == ACE_HIGH):
-                        continue
-                    if missing > nw:
-                        break
-                    add(group + wild_codes[:missing])
+            if ranks_held[suit] + nw < rules.min_run:
+                continue  # too few to make a run even with every wild
+            run_key = (int(suit), held[suit], stand_ins)
+            part = memory.runs.get(run_key)
+            if part is None:
+                part = memory.runs[run_key] = _run_groups(int(suit), held[suit], stand_ins, rules, wild_set, memory)
+            found.update(part)
     if rules.wild_only is WildOnly.SPECIAL:
-        for rank in set(c // 5 for c in wild_codes):
-            same = [c for c in wild_codes if c // 5 == rank]
-            for size in range(rules.min_wild_only, len(same) + 1):
-                add(same[:size])
-    return [tuple(_CARD_OF[c] for c in g) for g in sorted(out, key=lambda g: (-len(g), g))]
+        part = memory.wild_only.get(wild_codes)
+        if part is None:
+            part = memory.wild_only[wild_codes] = _wild_only_groups(wild_codes, rules, wild_set, memory)
+        found.update(part)
+    return [found[key] for key in sorted(found)]
 
 
 NATURAL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)

@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.cards import Card, Rank, Suit, build_deck, contains_cards, remove_cards
+from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, remove_cards
 from referee.errors import IllegalAction, InvalidOption
-from referee.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
+from referee.melds import NATURAL_CARDS, MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
 from referee.variants.base import (
     Action,
     Decision,
@@ -187,9 +187,32 @@ def find_specials(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
 
 def fits(meld: TableMeld, card: Card) -> bool:
     """Whether ``card`` alone can be laid off on ``meld`` (ICE-3; never on a special meld, ICE-4)."""
-    if meld.meld_kind is MeldKind.SPECIAL or card.rank is Rank.ACE:
-        return False
+    return card in fitting(meld)
+
+
+_FITS_LIMIT = 1 << 14  # meld readings whose lay-off cards are remembered before the memory is cleared
+_EVERY_CARD = (*NATURAL_CARDS, JOKER)
+# by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
+_fits_memory: dict[int, tuple[MeldReading, frozenset[Card]]] = {}
+
+
+def fitting(meld: TableMeld) -> frozenset[Card]:
+    """The cards that can be laid off alone on ``meld`` (``fits``): none on a special meld; otherwise a pure
+    function of its reading, remembered, as listing legal actions asks it of every meld turn after turn."""
+    if meld.meld_kind is MeldKind.SPECIAL:
+        return frozenset()
     r = meld.reading
+    seen = _fits_memory.get(id(r))
+    if seen is None or seen[0] is not r:
+        if len(_fits_memory) > _FITS_LIMIT:
+            _fits_memory.clear()
+        seen = _fits_memory[id(r)] = (r, frozenset(c for c in _EVERY_CARD if _lays_off(r, c)))
+    return seen[1]
+
+
+def _lays_off(r: MeldReading, card: Card) -> bool:
+    if card.rank is Rank.ACE:
+        return False
     if r.kind is MeldKind.SET:
         if card.rank != r.rank or len(r.cards) >= 4 or any(p.card.suit == card.suit for p in r.cards):
             return False
@@ -418,7 +441,8 @@ class Iceberg:
             ``CANNOT_LAY_OFF``.
         """
         require(not state.over, "HAND_OVER", "the hand is over (ICE-5)")
-        require(seat == state.turn, "NOT_YOUR_TURN", f"seat {state.turn} is to play, not seat {seat} (COM-4)")
+        if seat != state.turn:
+            raise IllegalAction("NOT_YOUR_TURN", f"seat {state.turn} is to play, not seat {seat} (COM-4)")
         match action:
             case Meld(groups):
                 return self._meld(state, seat, groups)
@@ -436,7 +460,8 @@ class Iceberg:
         hand = state.hands[seat]
         require(len(groups) > 0, "INVALID_MELD", "a meld action needs at least one group (ICE-3)")
         everything = [c for g in groups for c in g.cards]
-        require(contains_cards(hand, everything), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))} (ICE-2: meld from your hand)")
+        if not contains_cards(hand, everything):
+            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))} (ICE-2: meld from your hand)")
         read = [self._read_group(state.rules, g) for g in groups]
         events: list[Event] = []
         for reading, label in read:
@@ -457,7 +482,8 @@ class Iceberg:
         m = state.meld(meld_id)
         require(not stands_for, "NO_WILDS", "Iceberg has no wild cards (ICE-3)")
         require(len(cards) > 0, "CANNOT_LAY_OFF", "a lay-off needs at least one card (ICE-3)")
-        require(contains_cards(hand, cards), "CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))} (ICE-2: lay off from your hand)")
+        if not contains_cards(hand, cards):
+            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))} (ICE-2: lay off from your hand)")
         require(m.meld_kind is not MeldKind.SPECIAL, "SPECIAL_MELD_CLOSED",
                 f"{m.label} is laid all at once and never built by lay-offs (ICE-4)")
         require(all(c.rank is not Rank.ACE for c in cards), "ACES_NEVER_MELD", "aces never meld (ICE-3)")
@@ -475,7 +501,8 @@ class Iceberg:
 
     def _discard(self, state: IcebergState, seat: int, card: Card) -> list[Event]:
         hand = state.hands[seat]
-        require(card in hand, "CARDS_NOT_IN_HAND", f"you do not hold {card} (ICE-2: discard from your hand)")
+        if card not in hand:
+            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {card} (ICE-2: discard from your hand)")
         receiver = state.right_of(seat)
         hand.remove(card)
         state.face_down.append((card, frozenset({seat, receiver})))
@@ -496,7 +523,8 @@ class Iceberg:
         if state.over or seat != state.turn:
             return []
         hand = state.hands[seat]
-        discards: list[Action] = [Discard(c) for c in sorted(set(hand), reverse=True)]
+        distinct = sorted(set(hand))
+        discards: list[Action] = [Discard(c) for c in reversed(distinct)]
         scored: list[tuple[int, int, Action]] = []
         for g in find_specials(hand):
             label = special_label(g)
@@ -505,8 +533,9 @@ class Iceberg:
         for g in find_melds(hand, ICEBERG_MELDS):
             scored.append((meld_points(len(g)), len(g), Meld((Group(g),))))
         for m in state.melds:
-            for c in sorted(set(hand)):
-                if fits(m, c):
+            can = fitting(m)
+            for c in distinct:
+                if c in can:
                     scored.append((card_points(len(m.cards) + 1), 1, LayOff(m.id, (c,))))
         scored.sort(key=lambda t: (-t[0], -t[1]))
         room = max(0, MAX_LEGAL - len(discards))

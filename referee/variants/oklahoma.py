@@ -504,23 +504,25 @@ class _Oklahoma:
             return []
         if state.phase is Phase.DRAW:
             return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat)
-        hand = state.hands[seat]
-        discards: list[Action] = [Discard(c) for c in sorted(set(hand)) if _applies(verify_discard, state, seat, Discard(c))]
+        rules, hand = state.rules, state.hands[seat]
+        verdicts = _verdicts_for(rules)
+        distinct = sorted(set(hand))
+        # what verify_discard refuses of a card in hand: the queen of spades while another card is held (FOR-10)
+        queen_kept = rules.queen_of_spades_discard_forbidden and any(c != QUEEN_OF_SPADES for c in hand)
+        discards: list[Action] = [Discard(c) for c in distinct if not (queen_kept and c == QUEEN_OF_SPADES)]
         room = max(MAX_MELDS_LISTED, MAX_LISTED - len(discards))
         plays: list[Action] = []
-        for group in find_melds(hand, state.rules.meld_rules, state.rules.wilds):
+        for group in find_melds(hand, verdicts.meld_rules, verdicts.wilds):
             if len(plays) >= min(room, MAX_MELDS_LISTED):
                 break
-            action = Meld((Group(group),))
-            if _applies(verify_meld, state, seat, action):
-                plays.append(action)
+            if verdicts.reads_as_meld(group) and verdicts.held(hand, group):
+                plays.append(Meld((Group(group),)))
         for meld in state.melds:
             if meld.owner != seat:
                 continue
-            for card in sorted(set(hand)):
-                lay = LayOff(meld.id, (card,))
-                if _may_fit(meld.reading, card, state.wild_ranks) and _applies(verify_lay_off, state, seat, lay):
-                    plays.append(lay)
+            for card in distinct:
+                if verdicts.lays_off(meld.reading, card):
+                    plays.append(LayOff(meld.id, (card,)))
         plays.extend(self._exchanges(state, seat))
         return discards + plays[:room]
 
@@ -528,24 +530,24 @@ class _Oklahoma:
         if not state.discards:
             return []
         top, wilds = state.discards[-1], state.wild_ranks
+        hand, verdicts = state.hands[seat], _verdicts_for(state.rules)
         # only cards of the top card's rank or suit, and wilds, can meld with it
-        near = [c for c in state.hands[seat] if c.rank in wilds or c.rank == top.rank or c.suit == top.suit]
+        near = [c for c in hand if c.rank in wilds or c.rank == top.rank or c.suit == top.suit]
         out: list[Action] = []
-        for group in find_melds([*near, top], state.rules.meld_rules, wilds):
+        for group in find_melds([*near, top], verdicts.meld_rules, wilds):
             if len(out) >= MAX_TAKES_LISTED:
                 break
             if top not in group:
                 continue
             rest = list(group)
             rest.remove(top)
-            action = TakeDiscards(0, Group(tuple(rest)))
-            if _applies(verify_take, state, seat, action):
-                out.append(action)
+            # what verify_take checks of a take listed in the DRAW phase: two cards or more from hand, melding
+            if len(rest) >= 2 and contains_cards(hand, rest) and verdicts.reads_as_meld((top, *rest)):
+                out.append(TakeDiscards(0, Group(tuple(rest))))
         if state.rules.pile_take == ANY_MELD:
             for meld in state.melds:
-                action = TakeDiscards(0, lay_off_on=meld.id)
-                if meld.owner == seat and _applies(verify_take, state, seat, action):
-                    out.append(action)
+                if meld.owner == seat and verdicts.extends(meld.reading, top):
+                    out.append(TakeDiscards(0, lay_off_on=meld.id))
                     break
         return out
 
@@ -747,6 +749,77 @@ def _applies(verify: Any, state: OklahomaState, seat: int, action: Action) -> bo
     except (IllegalAction, InvalidAction):
         return False
     return True
+
+
+_VERDICTS_LIMIT = 1 << 14  # verdicts remembered per rules record before the memory is cleared
+
+
+class _Verdicts:
+    """Whether cards read as a new meld (``read_group``) and which cards lay off alone on a meld (``extend_group``),
+    remembered for one rules record. Both are pure functions of the rules and the cards, and listing legal
+    actions asks them of the same groups and melds turn after turn; what depends on the state (turn, phase, the
+    meld's owner, the cards being in hand) the caller checks, as ``verify_meld``, ``verify_lay_off`` and
+    ``verify_take`` do."""
+
+    __slots__ = ("rules", "meld_rules", "wilds", "melds", "lay_offs")
+
+    def __init__(self, rules: OklahomaRules) -> None:
+        self.rules = rules
+        self.meld_rules = rules.meld_rules
+        self.wilds = rules.wilds  # the hand's ``wild_ranks`` (``new_hand``)
+        self.melds: dict[tuple[Card, ...], bool] = {}
+        # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
+        self.lay_offs: dict[int, tuple[MeldReading, dict[Card, bool]]] = {}
+
+    def reads_as_meld(self, cards: tuple[Card, ...]) -> bool:
+        ok = self.melds.get(cards)
+        if ok is None:
+            if len(self.melds) > _VERDICTS_LIMIT:
+                self.melds.clear()
+            try:
+                read_group(self.rules, cards)
+                ok = True
+            except (IllegalAction, InvalidAction):
+                ok = False
+            self.melds[cards] = ok
+        return ok
+
+    def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
+        """Whether ``hand`` holds ``group``, one of ``find_melds(hand)``: always, save a group of wilds only, which
+        the finder may list with a wild more often than it is held."""
+        return not all(c.rank in self.wilds for c in group) or contains_cards(hand, group)
+
+    def lays_off(self, meld: MeldReading, card: Card) -> bool:
+        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
+        seen = self.lay_offs.get(id(meld))
+        if seen is None or seen[0] is not meld:
+            if len(self.lay_offs) > _VERDICTS_LIMIT:
+                self.lay_offs.clear()
+            seen = self.lay_offs[id(meld)] = (meld, {})
+        known = seen[1]
+        ok = known.get(card)
+        if ok is None:
+            ok = known[card] = _may_fit(meld, card, self.wilds) and self.extends(meld, card)
+        return ok
+
+    def extends(self, meld: MeldReading, card: Card) -> bool:
+        try:
+            extend_group(self.rules, meld, (card,))
+        except (IllegalAction, InvalidAction):
+            return False
+        return True
+
+
+_verdicts: dict[OklahomaRules, _Verdicts] = {}
+
+
+def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
+    verdicts = _verdicts.get(rules)
+    if verdicts is None:
+        if len(_verdicts) > 64:  # a few rules records are in play at once: the options' combinations
+            _verdicts.clear()
+        verdicts = _verdicts[rules] = _Verdicts(rules)
+    return verdicts
 
 
 _MAX_SET = OptionSpec("max_set", ("4", "unlimited"), "largest set: 4 cards, or no limit", "FOR-3")

@@ -23,6 +23,7 @@ from referee.cards import JOKER, SUITS, Card, Rank, Suit, build_deck, contains_c
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import (
     ACE_HIGH,
+    NATURAL_CARDS,
     MeldKind,
     MeldReading,
     MeldRules,
@@ -227,7 +228,173 @@ def _wild_count(cards: Sequence[Card], wilds: Collection[Rank]) -> int:
     return sum(1 for c in cards if c.rank in wilds)
 
 
+def _read_group(
+    rules: SkarneyRules, cards: Sequence[Card], stands_for: Sequence[tuple[Card, Card]], rule: str
+) -> MeldReading:
+    """One meld's reading under SKA-2: a set or run with at most one wild, or 3+ 2s or 3+ jokers alone."""
+    if len(cards) < 3:
+        raise IllegalAction("MELD_TOO_SHORT", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
+    wild = _wild_count(cards, rules.wild_ranks)
+    if wild < len(cards):
+        if wild > 1:
+            raise IllegalAction("TOO_MANY_WILDS",
+                                f"{' '.join(map(str, cards))} has {wild} wild cards: at most one wild in a meld (SKA-2)")
+    elif len({c.rank for c in cards}) > 1:
+        raise IllegalAction("MIXED_WILD_MELD",
+                            f"{' '.join(map(str, cards))}: a wild-only meld is all 2s or all jokers, never mixed (SKA-2)")
+    return read_meld(list(cards), rules.meld_rules, rules.wild_ranks, stands_for, rule=rule)
+
+
+def _extended(
+    rules: SkarneyRules, meld_id: int, reading: MeldReading, cards: Sequence[Card], stands_for: Sequence[tuple[Card, Card]]
+) -> MeldReading:
+    """Meld ``meld_id``'s ``reading`` with ``cards`` laid off on it (SKA-2, SKA-6): still one wild at most, save in
+    a meld of wilds only. Skarney's table melds are of their reading's kind (it sets no ``TableMeld.kind``).
+
+    :raises IllegalAction: ``TOO_MANY_WILDS`` and the meld engine's ``CANNOT_LAY_OFF`` and wild codes."""
+    if reading.kind is not MeldKind.WILD_SET and _wild_count([*reading.raw, *cards], rules.wild_ranks) > 1:
+        raise IllegalAction("TOO_MANY_WILDS", f"meld {meld_id} would hold more than one wild card (SKA-2)")
+    extended = extend_meld(reading, cards, rules.meld_rules, rules.wild_ranks, stands_for, rule="SKA-6")
+    if extended.kind is not MeldKind.WILD_SET and _wild_count(extended.raw, rules.wild_ranks) > 1:
+        raise IllegalAction("TOO_MANY_WILDS", f"meld {meld_id} would hold more than one wild card (SKA-2)")
+    return extended
+
+
+def _could_fit(reading: MeldReading, c: Card, wilds: frozenset[Rank]) -> bool:
+    """A cheap necessary condition for ``c`` laying off on a meld read as ``reading`` (``_extended`` decides)."""
+    if reading.kind is MeldKind.WILD_SET:
+        return c.rank == reading.cards[0].card.rank
+    if c.rank in wilds:
+        return _wild_count(reading.raw, wilds) == 0
+    if reading.kind is MeldKind.SET:
+        return c.rank == reading.rank
+    if c.suit != reading.suit:
+        return False
+    low, high = reading.low, reading.high
+    for p in ((1, ACE_HIGH) if c.rank is Rank.ACE else (int(c.rank),)):
+        if low - 2 <= p < low or high < p <= high + 2:
+            return True
+    return False
+
+
+_EVERY_CARD = (*NATURAL_CARDS, JOKER)
+_VERDICTS_LIMIT = 1 << 14  # verdicts remembered per rules record (or per meld) before the memory is cleared
+
+
+class _LayOffVerdicts:
+    """What fits on one meld reading, remembered: whether a card may fit (a cheap necessary test) and whether
+    cards lay off on it (``_extended``). Both are pure functions of the reading, the rules and the cards."""
+
+    __slots__ = ("rules", "meld_id", "reading", "could", "verdicts", "lists")
+
+    def __init__(self, rules: SkarneyRules, meld_id: int, reading: MeldReading) -> None:
+        self.rules = rules
+        self.meld_id = meld_id
+        self.reading = reading
+        # the cards that may fit: a cheap necessary condition (``fits`` is the full test)
+        self.could = frozenset(c for c in _EVERY_CARD if _could_fit(reading, c, rules.wild_ranks))
+        self.verdicts: dict[tuple[Card, ...], bool] = {}
+        self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
+
+    def options(self, near: tuple[Card, ...], doubled: tuple[Card, ...], pairs: bool) -> list[tuple[Card, ...]]:
+        """The lay-offs on this meld from a hand whose cards that may fit are ``near`` (sorted; those held twice
+        or more ``doubled``): each single that fits, then (with room for two, ``pairs``) each pair that fits."""
+        key = (near, doubled, pairs)
+        found = self.lists.get(key)
+        if found is None:
+            singles = [c for c in near if self.fits((c,))]
+            found = [(c,) for c in singles]
+            if pairs:
+                seen: set[tuple[Card, ...]] = set()
+                for c in singles:
+                    for d in near:
+                        if d == c and c not in doubled:
+                            continue
+                        pair = (min(c, d), max(c, d))
+                        if pair not in seen:
+                            seen.add(pair)
+                            if self.fits(pair):
+                                found.append(pair)
+            if len(self.lists) > _VERDICTS_LIMIT:
+                self.lists.clear()
+            self.lists[key] = found
+        return found
+
+    def fits(self, cards: tuple[Card, ...]) -> bool:
+        ok = self.verdicts.get(cards)
+        if ok is None:
+            try:
+                _extended(self.rules, self.meld_id, self.reading, cards, ())
+                ok = True
+            except IllegalAction:
+                ok = False
+            self.verdicts[cards] = ok
+        return ok
+
+
+class _Verdicts:
+    """Verdicts remembered for one rules record: the kind each group reads as (``_read_group``) and what fits on
+    each meld reading. Listing legal actions asks them of the same groups and melds turn after turn; what depends
+    on the state (turn, phase, the side's contract, the meld's owner and room, the cards being held) the caller
+    checks, as ``_verify`` does."""
+
+    __slots__ = ("rules", "wilds", "kinds", "melds")
+
+    def __init__(self, rules: SkarneyRules) -> None:
+        self.rules = rules
+        self.wilds = rules.wild_ranks
+        self.kinds: dict[tuple[Card, ...], MeldKind | None] = {}
+        # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
+        self.melds: dict[int, _LayOffVerdicts] = {}
+
+    def kind_of(self, cards: tuple[Card, ...]) -> MeldKind | None:
+        """The kind ``cards`` read as, as a new meld; None when they are refused."""
+        if cards in self.kinds:
+            return self.kinds[cards]
+        if len(self.kinds) > _VERDICTS_LIMIT:
+            self.kinds.clear()
+        kind: MeldKind | None
+        try:
+            kind = _read_group(self.rules, cards, (), "SKA-6").kind
+        except IllegalAction:
+            kind = None
+        self.kinds[cards] = kind
+        return kind
+
+    def is_contract(self, groups: tuple[tuple[Card, ...], ...], need: int) -> bool:
+        """SKA-3: ``need`` groups of 3 that all read as sets or all as runs."""
+        if len(groups) != need or any(len(g) != 3 for g in groups):
+            return False
+        kinds = {self.kind_of(g) for g in groups}
+        return kinds == {MeldKind.SET} or kinds == {MeldKind.RUN}
+
+    def lay_offs_on(self, meld: TableMeld) -> _LayOffVerdicts:
+        seen = self.melds.get(id(meld.reading))
+        if seen is None or seen.reading is not meld.reading:
+            if len(self.melds) > _VERDICTS_LIMIT:
+                self.melds.clear()
+            seen = self.melds[id(meld.reading)] = _LayOffVerdicts(self.rules, meld.id, meld.reading)
+        return seen
+
+
+_verdicts: dict[SkarneyRules, _Verdicts] = {}
+
+
+def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
+    verdicts = _verdicts.get(rules)
+    if verdicts is None:
+        if len(_verdicts) > 64:  # a few rules records are in play at once: the options' combinations
+            _verdicts.clear()
+        verdicts = _verdicts[rules] = _Verdicts(rules)
+    return verdicts
+
+
 # ---------------------------------------------------------------- contract search
+
+
+_RUN_CARD: dict[tuple[int, Suit], Card] = {
+    (pos, suit): Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS
+}  # the card at each run position of each suit
 
 
 def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
@@ -255,7 +422,7 @@ def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldK
             naturals: list[Card] = []
             missing = 0
             for pos in range(low, low + 3):
-                want = Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit)
+                want = _RUN_CARD[pos, suit]
                 if want.rank not in wilds and counts[want] > 0:
                     naturals.append(want)
                 else:
@@ -274,25 +441,31 @@ def find_contracts(
     (SKA-3), purest first. A bounded search: a sample, not every way."""
     found: list[tuple[tuple[Card, ...], ...]] = []
     budget = [_SEARCH_BUDGET]
+    slot = {c: i for i, c in enumerate(set(hand))}  # the search counts cards in a list, one slot per distinct card
+    left = [0] * len(slot)
+    for c in hand:
+        left[slot[c]] += 1
     for kind in (MeldKind.SET, MeldKind.RUN):
-        cands = _three_card_groups(hand, wilds, kind)
+        cands = _three_card_groups(hand, wilds, kind)  # every card of a candidate is held, so has a slot
         if len(cands) >= groups:
-            _search(cands, [Counter(g) for g in cands], groups, limit, 0, Counter(hand), [], found, budget)
+            need = [[(slot[c], n) for c, n in Counter(g).items()] for g in cands]
+            _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
 
 
 def _search(
     cands: list[tuple[Card, ...]],
-    need: list[Counter[Card]],
+    need: list[list[tuple[int, int]]],
     groups: int,
     limit: int,
     start: int,
-    left: Counter[Card],
+    left: list[int],
     chosen: list[int],
     found: list[tuple[tuple[Card, ...], ...]],
     budget: list[int],
 ) -> None:
-    """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once)."""
+    """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once);
+    ``left`` counts the cards not yet chosen by slot, and is restored on the way back."""
     if len(chosen) == groups:
         key = tuple(sorted(cands[i] for i in chosen))
         if key not in found:
@@ -302,8 +475,12 @@ def _search(
         if len(found) >= limit or budget[0] <= 0:
             return
         budget[0] -= 1
-        if all(left[c] >= n for c, n in need[i].items()):
-            _search(cands, need, groups, limit, i + 1, left - need[i], [*chosen, i], found, budget)
+        if all(left[k] >= n for k, n in need[i]):
+            for k, n in need[i]:
+                left[k] -= n
+            _search(cands, need, groups, limit, i + 1, left, [*chosen, i], found, budget)
+            for k, n in need[i]:
+                left[k] += n
 
 
 # ---------------------------------------------------------------- the variant
@@ -432,22 +609,6 @@ class _SkarneyBase:
     def _side_laid(self, state: SkarneyState, seat: int) -> bool:
         return not state.r.contract or state.teams[seat] in state.laid
 
-    def _read_group(self, rules: SkarneyRules, group: Group, rule: str) -> MeldReading:
-        """One meld's reading under SKA-2: a set or run with at most one wild, or 3+ 2s or 3+ jokers alone."""
-        cards = list(group.cards)
-        if len(cards) < 3:
-            raise IllegalAction("MELD_TOO_SHORT", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
-        wild = _wild_count(cards, rules.wild_ranks)
-        if wild < len(cards):
-            if wild > 1:
-                raise IllegalAction("TOO_MANY_WILDS",
-                                    f"{' '.join(map(str, cards))} has {wild} wild cards: at most one wild in a meld (SKA-2)")
-        elif len({c.rank for c in cards}) > 1:
-            raise IllegalAction("MIXED_WILD_MELD",
-                                f"{' '.join(map(str, cards))}: a wild-only meld is all 2s or all jokers, never mixed (SKA-2)")
-        reading = read_meld(cards, rules.meld_rules, rules.wild_ranks, group.stands_for, rule=rule)
-        return reading
-
     def _verify_meld(self, state: SkarneyState, seat: int, action: Meld) -> list[MeldReading]:
         rules = state.r
         require(len(action.groups) > 0, "EMPTY_MELD", "a meld action lays at least one meld (SKA-6)")
@@ -455,12 +616,12 @@ class _SkarneyBase:
         if not contains_cards(state.hands[seat], every):
             raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, every))} (SKA-6)")
         if self._side_laid(state, seat):
-            return [self._read_group(rules, g, "SKA-6") for g in action.groups]
+            return [_read_group(rules, g.cards, g.stands_for, "SKA-6") for g in action.groups]
         need = contract_size(state.hand_number)
         what = f"the contract of hand {state.hand_number} is {need} sets of 3 or {need} runs of 3, laid at once"
         require(len(action.groups) == need and all(len(g.cards) == 3 for g in action.groups), "CONTRACT_NOT_MET",
                 f"until the side has laid its contract it melds nothing else: {what} (SKA-3)")
-        found = [self._read_group(rules, g, "SKA-3") for g in action.groups]
+        found = [_read_group(rules, g.cards, g.stands_for, "SKA-3") for g in action.groups]
         kinds = {r.kind for r in found}
         require(kinds == {MeldKind.SET} or kinds == {MeldKind.RUN}, "CONTRACT_NOT_MET",
                 f"{what}: all sets or all runs, not wild-only melds or a mix (SKA-3)")
@@ -486,12 +647,7 @@ class _SkarneyBase:
                                 f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)")
         if not contains_cards(state.hands[seat], action.cards):
             raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
-        if meld.meld_kind is not MeldKind.WILD_SET and _wild_count([*meld.reading.raw, *action.cards], rules.wild_ranks) > 1:
-            raise IllegalAction("TOO_MANY_WILDS", f"meld {meld.id} would hold more than one wild card (SKA-2)")
-        reading = extend_meld(meld.reading, action.cards, rules.meld_rules, rules.wild_ranks, action.stands_for, rule="SKA-6")
-        if reading.kind is not MeldKind.WILD_SET and _wild_count(reading.raw, rules.wild_ranks) > 1:
-            raise IllegalAction("TOO_MANY_WILDS", f"meld {meld.id} would hold more than one wild card (SKA-2)")
-        return reading
+        return _extended(rules, meld.id, meld.reading, action.cards, action.stands_for)
 
     def _verify_exchange(self, state: SkarneyState, seat: int, action: ExchangeWild) -> MeldReading:
         rules = state.r
@@ -501,12 +657,16 @@ class _SkarneyBase:
             require(_opponent_melds_ok(state, seat, meld.owner), "OWN_SIDE_MELD",
                     f"meld {meld.id} is your side's: take wilds only from your opponents' melds (SKA-5)")
         else:
-            require(meld.owner != seat, "OWN_SIDE_MELD", f"meld {meld.id} is your own: take wilds only from opponents' melds (SKS-1)")
+            if meld.owner == seat:
+                raise IllegalAction("OWN_SIDE_MELD", f"meld {meld.id} is your own: take wilds only from opponents' melds (SKS-1)")
         require(meld.meld_kind is not MeldKind.WILD_SET, "WILD_ONLY_MELD",
                 f"meld {meld.id} is made of wilds only: its cards cannot be taken (SKA-5)")
-        require(action.wild.rank in wilds, "NOT_A_WILD", f"{action.wild} is not a wild card (SKA-1, SKA-5)")
-        require(action.natural.rank not in wilds, "NOT_NATURAL", f"{action.natural} is wild: exchange a natural card (SKA-5)")
-        require(action.natural in state.hands[seat], "NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
+        if action.wild.rank not in wilds:
+            raise IllegalAction("NOT_A_WILD", f"{action.wild} is not a wild card (SKA-1, SKA-5)")
+        if action.natural.rank in wilds:
+            raise IllegalAction("NOT_NATURAL", f"{action.natural} is wild: exchange a natural card (SKA-5)")
+        if action.natural not in state.hands[seat]:
+            raise IllegalAction("NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
         for i, p in enumerate(meld.cards):
             if p.card != action.wild or not p.is_wild:
                 continue
@@ -671,22 +831,23 @@ class _SkarneyBase:
         else:
             enders.extend(Offer(c) for c in sorted(set(hand)))
         exchanges = self._exchanges(state, seat)
+        verdicts = _verdicts_for(rules)
+        # the plays that apply (what ``_verify`` checks of the state holds for each one listed: the seat is to
+        # play, its side has or has not laid, the meld is its side's with room for the cards, the cards are held)
         plays: list[Action] = []
         if self._side_laid(state, seat):
-            plays.extend(Meld((Group(g),)) for g in find_melds(hand, rules.meld_rules, rules.wild_ranks)[:25])
-            plays.extend(self._lay_offs(state, seat))
+            for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
+                if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or contains_cards(hand, g)):
+                    plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
+            plays.extend(self._lay_offs(state, seat, verdicts))
         else:
             k = contract_size(state.hand_number)
-            plays.extend(Meld(tuple(Group(g) for g in c)) for c in find_contracts(hand, k, rules.wild_ranks))
+            for c in find_contracts(hand, k, verdicts.wilds):
+                if verdicts.is_contract(c, k) and contains_cards(hand, [card for g in c for card in g]):
+                    plays.append(Meld(tuple(Group(g) for g in c)))
         ex = [a for a in exchanges[:10] if self._applies(state, seat, a)]
         room = max(0, _ACTION_CAP - len(enders) - len(ex))
-        chosen: list[Action] = []
-        for a in plays:
-            if len(chosen) >= room:
-                break
-            if self._applies(state, seat, a):
-                chosen.append(a)
-        return ex + chosen + enders
+        return ex + plays[:room] + enders
 
     def _applies(self, state: SkarneyState, seat: int, action: Action) -> bool:
         try:
@@ -696,7 +857,7 @@ class _SkarneyBase:
         return True
 
     def _exchanges(self, state: SkarneyState, seat: int) -> list[Action]:
-        hand = set(state.hands[seat])
+        ordered = sorted(set(state.hands[seat]))
         out: list[Action] = []
         for m in state.melds:
             if m.owner == seat or not _opponent_melds_ok(state, seat, m.owner) or m.meld_kind is MeldKind.WILD_SET:
@@ -704,14 +865,15 @@ class _SkarneyBase:
             for p in m.cards:
                 if p.card.rank not in state.wild_ranks or not p.is_wild:
                     continue
-                for c in sorted(hand):
+                for c in ordered:
                     if c.rank == p.rank and c.rank not in state.wild_ranks and (p.suit is Suit.NONE or c.suit == p.suit):
                         a = ExchangeWild(m.id, c, p.card)
                         if a not in out:
                             out.append(a)
         return out
 
-    def _lay_offs(self, state: SkarneyState, seat: int) -> list[Action]:
+    def _lay_offs(self, state: SkarneyState, seat: int, verdicts: _Verdicts) -> list[Action]:
+        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6)."""
         hand = state.hands[seat]
         distinct = sorted(set(hand))
         counts = Counter(hand)
@@ -722,38 +884,12 @@ class _SkarneyBase:
             left = MAX_LAYOFF_PER_MELD - state.laid_off.get(m.id, 0)
             if left <= 0:
                 continue
-            near = [c for c in distinct if self._could_fit(state, m, c)]
-            singles = [c for c in near if self._applies(state, seat, LayOff(m.id, (c,)))]
-            out.extend(LayOff(m.id, (c,)) for c in singles)
-            if left >= 2:
-                pairs: set[tuple[Card, Card]] = set()
-                for c in singles:
-                    for d in near:
-                        if d == c and counts[c] < 2:
-                            continue
-                        pair = (min(c, d), max(c, d))
-                        if pair not in pairs:
-                            pairs.add(pair)
-                            out.append(LayOff(m.id, pair))
+            fits = verdicts.lay_offs_on(m)
+            near = tuple(c for c in distinct if c in fits.could)
+            if near:
+                doubled = tuple(c for c in near if counts[c] >= 2)
+                out.extend(LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2))
         return out
-
-    def _could_fit(self, state: SkarneyState, m: TableMeld, c: Card) -> bool:
-        """A cheap necessary condition for ``c`` fitting meld ``m`` (the full check follows)."""
-        wilds = state.wild_ranks
-        if m.meld_kind is MeldKind.WILD_SET:
-            return c.rank == m.cards[0].card.rank
-        if c.rank in wilds:
-            return _wild_count(m.reading.raw, wilds) == 0
-        if m.meld_kind is MeldKind.SET:
-            return c.rank == m.reading.rank
-        reading = m.reading
-        if c.suit != reading.suit:
-            return False
-        low, high = reading.low, reading.high
-        for p in ((1, ACE_HIGH) if c.rank is Rank.ACE else (int(c.rank),)):
-            if low - 2 <= p < low or high < p <= high + 2:
-                return True
-        return False
 
     def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
         """A missed deadline: decline an offer; in play offer the highest card (a natural if any), or end the
@@ -867,7 +1003,7 @@ class _SkarneyBase:
             try:
                 if not rules.jokers:
                     require(JOKER not in cards, "NO_JOKERS", "jokers are out of play (SKA-14 jokers=off)")
-                reading = self._read_group(rules, Group(cards), "SKA-2")
+                reading = _read_group(rules, cards, (), "SKA-2")
             except IllegalAction as exc:
                 verdicts.append(GroupVerdict(cards, False, "", False, exc.code, 0, exc.message))
                 kinds.append(None)
