@@ -60,8 +60,8 @@ def test_the_greedy_choice_stands_unless_the_deals_show_better() -> None:
 # the settings of the figures in the README: 500 Rum one hand a match; Indian rummy four deals a match (IND-13
 # deals-4), where counts add up and a drop can be worth its 20
 TOURNAMENTS = {
-    "500-rum": dict(deals=150, samples=16, depth=4, max_hands=1, options={}),
-    "indian": dict(deals=100, samples=8, depth=10, max_hands=0, options={"format": "deals-4"}),
+    "500-rum": dict(deals=250, samples=16, depth=4, max_hands=1, options={}),
+    "indian": dict(deals=120, samples=8, depth=10, max_hands=0, options={"format": "deals-4"}),
 }
 
 

@@ -31,6 +31,7 @@ __all__ = ["SamplingBot", "candidates"]
 
 LOWER_IS_BETTER = {"indian": True, "500-rum": False}
 MAX_CANDIDATES = 6
+INDIAN_DISCARDS = 4  # the greedy discard and the next three by keep value (see candidates)
 
 
 def candidates(view: SeatView, legal: Sequence[Action], chosen: Action) -> list[Action]:
@@ -48,7 +49,7 @@ def candidates(view: SeatView, legal: Sequence[Action], chosen: Action) -> list[
         wilds = frozenset(view.wild_ranks)
         values = ind.keep_values(view.hand, wilds)
         discards = sorted((a for a in legal if isinstance(a, Discard)), key=lambda a: (values[a.card], a.card))
-        return _first([chosen, *discards])
+        return _first([chosen, *discards], INDIAN_DISCARDS)
     if variant == "500-rum":
         if isinstance(chosen, Meld) or not isinstance(chosen, (Discard, DrawStock, TakeDiscards)):
             return [chosen]  # lay down what it can: melds score, and the greedy bot lays off the same way
@@ -81,12 +82,12 @@ def _pick(values: Sequence[Sequence[float]], z: float) -> int:
     return best
 
 
-def _first(actions: Sequence[Action]) -> list[Action]:
+def _first(actions: Sequence[Action], most: int = MAX_CANDIDATES) -> list[Action]:
     out: list[Action] = []
     for a in actions:
         if a not in out:
             out.append(a)
-        if len(out) >= MAX_CANDIDATES:
+        if len(out) >= most:
             break
     return out
 
