@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from referee.cards import Card, Rank
 from referee.errors import IllegalAction, InvalidOption
@@ -576,3 +576,18 @@ def zone_view(
         received=tuple(c for c, who in state.face_down if seat in who), teams=state.teams,
         active=tuple(state.active), totals=tuple(totals), notes=tuple(notes), offer=offer,
     )
+
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def remembered(memo: dict[_Key, _Value], key: _Key, make: Callable[[_Key], _Value], limit: int = 64) -> _Value:
+    """``memo[key]``, made by ``make(key)`` the first time; the memo is emptied past ``limit`` entries, so it stays
+    small (a few rules records are in play at once: the options' combinations)."""
+    got = memo.get(key)
+    if got is None:
+        if len(memo) > limit:
+            memo.clear()
+        got = memo[key] = make(key)
+    return got

@@ -58,6 +58,7 @@ from referee.variants.base import (
     parse_options,
     private_event,
     rank_by_totals,
+    remembered,
     require,
     seat_order,
     zone_view,
@@ -814,12 +815,7 @@ _verdicts: dict[OklahomaRules, _Verdicts] = {}
 
 
 def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
-    verdicts = _verdicts.get(rules)
-    if verdicts is None:
-        if len(_verdicts) > 64:  # a few rules records are in play at once: the options' combinations
-            _verdicts.clear()
-        verdicts = _verdicts[rules] = _Verdicts(rules)
-    return verdicts
+    return remembered(_verdicts, rules, _Verdicts)
 
 
 _MAX_SET = OptionSpec("max_set", ("4", "unlimited"), "largest set: 4 cards, or no limit", "FOR-3")

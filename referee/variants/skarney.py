@@ -66,6 +66,7 @@ from referee.variants.base import (
     parse_options,
     private_event,
     rank_by_totals,
+    remembered,
     require,
     seat_order,
     zone_view,
@@ -381,12 +382,7 @@ _verdicts: dict[SkarneyRules, _Verdicts] = {}
 
 
 def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
-    verdicts = _verdicts.get(rules)
-    if verdicts is None:
-        if len(_verdicts) > 64:  # a few rules records are in play at once: the options' combinations
-            _verdicts.clear()
-        verdicts = _verdicts[rules] = _Verdicts(rules)
-    return verdicts
+    return remembered(_verdicts, rules, _Verdicts)
 
 
 # ---------------------------------------------------------------- contract search
