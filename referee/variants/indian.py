@@ -528,6 +528,55 @@ def _orphans(cards: Sequence[Card], wilds: frozenset[Rank]) -> list[Card]:
     return out
 
 
+# A group of n natural cards and k wilds costs each of its naturals k/n wilds; kept as exact integers in this unit
+# (divisible by every n up to 14).
+_SHARE_UNIT = 360360
+_RUN_SHARES: dict[int, tuple[int, ...]] = {}  # per suit mask: each position's least share over the runs through it
+
+
+def _run_shares(mask: int) -> tuple[int, ...]:
+    """For the run positions in ``mask`` (one suit's naturals), the least wild share of any sequence through each
+    one: a sequence spanning L positions holding n of them needs L - n wilds. Remembered: there are 2**14 masks."""
+    got = _RUN_SHARES.get(mask)
+    if got is not None:
+        return got
+    best = [2 * _SHARE_UNIT] * 15
+    for length in range(3, 14):
+        for lo in range(1, 16 - length):
+            window = ((1 << length) - 1) << lo
+            n = (mask & window).bit_count()
+            if n:
+                share = (length - n) * _SHARE_UNIT // n
+                for p in range(lo, lo + length):
+                    if mask >> p & 1 and share < best[p]:
+                        best[p] = share
+    out = tuple(best)
+    _RUN_SHARES[mask] = out
+    return out
+
+
+def _wild_shares(cards: Sequence[Card], wilds: frozenset[Rank]) -> dict[Card, int]:
+    """Per distinct non-wild card, the least share of wilds of any sequence or set it could be in (IND-4, IND-5).
+    Summed over the cards (each copy), a lower bound on the wilds that leave none of them out: every group's wilds
+    are its naturals' shares, and each share is at least that card's least."""
+    naturals = [c for c in cards if c.rank not in wilds]
+    masks = _suit_masks(naturals)
+    distinct = set(naturals)
+    suits_of_rank: dict[Rank, int] = {}
+    for c in distinct:
+        suits_of_rank[c.rank] = suits_of_rank.get(c.rank, 0) + 1
+    out: dict[Card, int] = {}
+    for c in distinct:
+        m = min(suits_of_rank[c.rank], 4)  # a set: one card of each suit, wilds to make three
+        best = (3 - m) * _SHARE_UNIT // m if m < 3 else 0
+        if best:
+            shares = _run_shares(masks[c.suit])
+            for p in ((1, 14) if c.rank is Rank.ACE else (int(c.rank),)):
+                best = min(best, shares[p])
+        out[c] = best
+    return out
+
+
 def find_declaration(cards: Sequence[Card], wilds: frozenset[Rank]) -> Declare | None:
     """A valid declaration (IND-7) from a 14-card hand: 13 cards in groups and the 14th put away; None if none."""
     if not _has_pure_run(cards):
@@ -535,7 +584,15 @@ def find_declaration(cards: Sequence[Card], wilds: frozenset[Rank]) -> Declare |
     orphans = _orphans(cards, wilds)
     if len(orphans) > 1:
         return None
-    candidates = sorted(set(orphans) if orphans else set(cards), key=lambda c: (-card_points(c, wilds), c))
+    # putting ``out`` away saves its share and, if it is wild, one wild: the 13 kept need at least the rest
+    shares = _wild_shares(cards, wilds)
+    need = sum(shares.get(c, 0) for c in cards)
+    w = sum(c.rank in wilds for c in cards)
+    candidates = [c for c in (set(orphans) if orphans else set(cards))
+                  if need - shares.get(c, 0) <= (w - (c.rank in wilds)) * _SHARE_UNIT]
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: (-card_points(c, wilds), c))
     search = _Search(cards, wilds, allow_dead=False)
     for out in candidates:
         kept = list(cards)

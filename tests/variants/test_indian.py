@@ -34,8 +34,10 @@ from referee.variants.base import (
     seat_order,
 )
 from referee.variants.indian import (
+    _SHARE_UNIT,
     FULL_COUNT,
     IndianRummy,
+    _wild_shares,
     card_points,
     find_declaration,
     judge_group,
@@ -555,6 +557,29 @@ def test_IND_9_a_declarable_hand_counts_zero_and_its_declaration_is_found(case, 
     assert Counter(c for g in found.groups for c in g.cards) + Counter([found.discard]) == Counter([*hand, extra])
     ev = V.evaluate(V.configure({}, 3), wilds, [g.cards for g in found.groups])
     assert ev.declaration_valid
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(declaration_hand())
+def test_IND_7_the_quick_test_never_rules_out_a_hand_that_declares(case):
+    """IND-7: listing a declaration first sums each card's least share of wilds (a group of n naturals and k wilds
+    costs each k/n); a hand that declares never needs more than the wilds it holds, so none is ruled out."""
+    hand, wilds = case
+    shares = _wild_shares(hand, wilds)
+    assert sum(shares.get(c, 0) for c in hand) <= sum(c.rank in wilds for c in hand) * _SHARE_UNIT
+
+
+def test_IND_7_a_hand_of_loose_cards_needs_more_wilds_than_it_holds():
+    """IND-7: one wild and twelve cards that share no rank or nearby run position: no declaration, by the quick
+    test alone (each loose card needs two wilds)."""
+    wilds = frozenset({Rank.FIVE, Rank.JOKER})
+    loose = [Card(Rank(r), s) for r, s in ((2, Suit.SPADES), (8, Suit.SPADES), (3, Suit.HEARTS), (9, Suit.HEARTS),
+                                           (4, Suit.DIAMONDS), (10, Suit.DIAMONDS), (6, Suit.CLUBS), (12, Suit.CLUBS),
+                                           (7, Suit.SPADES), (11, Suit.HEARTS), (13, Suit.DIAMONDS), (1, Suit.CLUBS))]
+    hand = [*loose, JOKER, Card(Rank.SIX, Suit.HEARTS)]
+    shares = _wild_shares(hand, wilds)
+    assert sum(shares.values()) > 2 * _SHARE_UNIT
+    assert find_declaration(hand, wilds) is None
 
 
 # ---------------------------------------------------------------- IND-10, IND-11, IND-12: drops and missed turns
