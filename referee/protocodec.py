@@ -232,7 +232,7 @@ def _meld_from_pb(m: pb.TableMeld) -> TableMeld:
     placed = tuple(Placed(c.position, card_from_pb(c.card), Rank(c.as_rank), Suit(c.as_suit)) for c in m.cards)
     kind = _KIND_BACK.get(m.kind, MeldKind.SET)
     base_kind = kind if kind in (MeldKind.SET, MeldKind.RUN, MeldKind.WILD_SET, MeldKind.JOKERS) else MeldKind.SET
-    return TableMeld(m.id, m.owner, MeldReading(base_kind, placed), [c.laid_by for c in m.cards],
+    return TableMeld(m.id, m.owner, MeldReading(base_kind, placed), tuple(c.laid_by for c in m.cards),
                      kind if kind is MeldKind.SPECIAL else None, m.label, 0)
 
 

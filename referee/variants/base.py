@@ -232,14 +232,17 @@ def private_event(full: Event, seats: frozenset[int] | set[int], redacted: Event
 # ---------------------------------------------------------------- state
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableMeld:
-    """A meld on the table: its reading, its owner, and who laid each card (FH-6 credits the layer)."""
+    """A meld on the table: its reading, its owner, and who laid each card (FH-6 credits the layer).
+
+    Immutable: a lay-off or an exchange puts a new record in the old one's place (``HandState.relay``), so a
+    seat's view holds the table's melds as they are, with no copy, and is never changed under it."""
 
     id: int
     owner: int
     reading: MeldReading
-    laid_by: list[int]
+    laid_by: tuple[int, ...]
     kind: MeldKind | None = None  # overrides the reading's kind (e.g. ICE-4 special melds)
     label: str = ""  # a variant's name for a special meld
     laid_at_once: int = 0  # how many cards the first lay-down had
@@ -248,13 +251,27 @@ class TableMeld:
     def meld_kind(self) -> MeldKind:
         return self.kind if self.kind is not None else self.reading.kind
 
-    def copy(self) -> TableMeld:
-        """A copy with its own ``laid_by`` list (a view must not share the state's lists); the reading is frozen."""
-        return TableMeld(self.id, self.owner, self.reading, list(self.laid_by), self.kind, self.label, self.laid_at_once)
-
     @property
     def cards(self) -> tuple[Placed, ...]:
         return self.reading.cards
+
+
+def relaid(meld: TableMeld, reading: MeldReading, seat: int) -> tuple[list[int], list[Placed]]:
+    """Who laid each card of ``reading``, the meld's new reading, and which of its cards are new: the meld's
+    cards keep their layer (the first alike for twins), the new ones are ``seat``'s (FH-6 credits the layer)."""
+    earlier: dict[Placed, list[int]] = {}
+    for p, who in zip(meld.cards, meld.laid_by, strict=True):
+        earlier.setdefault(p, []).append(who)
+    layers: list[int] = []
+    added: list[Placed] = []
+    for p in reading.cards:
+        left = earlier.get(p)
+        if left:
+            layers.append(left.pop(0))
+        else:
+            layers.append(seat)
+            added.append(p)
+    return layers, added
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,10 +329,20 @@ class HandState:
         raise IllegalAction("NO_SUCH_MELD", f"there is no meld {meld_id} on the table (COM-6: the melds are in your view)")
 
     def add_meld(self, owner: int, reading: MeldReading, kind: MeldKind | None = None, label: str = "") -> TableMeld:
-        m = TableMeld(self.next_meld_id, owner, reading, [owner] * len(reading.cards), kind, label, len(reading.cards))
+        m = TableMeld(self.next_meld_id, owner, reading, (owner,) * len(reading.cards), kind, label, len(reading.cards))
         self.next_meld_id += 1
         self.melds.append(m)
         return m
+
+    def relay(self, meld: TableMeld, reading: MeldReading, laid_by: Sequence[int]) -> TableMeld:
+        """Put meld ``meld`` back on the table as it now reads (after a lay-off or an exchange), each card
+        credited to ``laid_by``: a new record in the old one's place, which a view may still hold."""
+        new = TableMeld(meld.id, meld.owner, reading, tuple(laid_by), meld.kind, meld.label, meld.laid_at_once)
+        for i, m in enumerate(self.melds):
+            if m.id == meld.id:
+                self.melds[i] = new
+                return new
+        raise IllegalAction("NO_SUCH_MELD", f"there is no meld {meld.id} on the table (COM-6: the melds are in your view)")
 
     def partners(self, seat: int) -> list[int]:
         return [s for s in range(self.seats) if self.teams[s] == self.teams[seat]]
@@ -570,7 +597,7 @@ def zone_view(
         variant=variant, seat=seat, hand_number=state.hand_number, dealer=state.dealer, turn=state.turn,
         phase=phase if phase is not None else state.phase, hand=tuple(state.hands[seat]),
         hand_sizes=tuple(len(h) for h in state.hands), stock_size=len(state.stock), discard_pile=pile,
-        discard_size=len(state.discards), melds=tuple(m.copy() for m in state.melds),
+        discard_size=len(state.discards), melds=tuple(state.melds),
         face_up=tuple(state.face_up), wild_ranks=tuple(sorted(state.wild_ranks)),
         in_front=tuple(tuple(state.in_front[s]) if s < len(state.in_front) else () for s in range(state.seats)),
         received=tuple(c for c, who in state.face_down if seat in who), teams=state.teams,

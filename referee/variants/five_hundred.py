@@ -57,6 +57,7 @@ from referee.variants.base import (
     parse_options,
     private_event,
     rank_by_totals,
+    relaid,
     require,
     seat_order,
     zone_view,
@@ -546,20 +547,8 @@ class _FiveHundredFamily:
     def _relay(self, st: FiveHundredState, seat: int, meld: TableMeld, reading: MeldReading,
                cards: Sequence[Card]) -> Event:
         """Put the extended reading on the table, each card still credited to whoever laid it (FH-6)."""
-        old = list(zip(meld.reading.cards, meld.laid_by, strict=True))
-        layers: list[int] = []
-        added: list[Placed] = []
-        for p in reading.cards:
-            for i, (q, who) in enumerate(old):
-                if q == p:
-                    layers.append(who)
-                    del old[i]
-                    break
-            else:
-                layers.append(seat)
-                added.append(p)
-        meld.reading = reading
-        meld.laid_by = layers
+        layers, added = relaid(meld, reading, seat)
+        st.relay(meld, reading, layers)
         pts = sum(melded_value(p, reading.kind, _st(st)[1]) for p in added)
         return Event("LAID_OFF", seat, tuple(cards), meld_id=meld.id, points=pts,
                      text=f"seat {seat} laid off {format_cards(cards)} on meld {meld.id} for {pts}")

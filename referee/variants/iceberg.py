@@ -490,8 +490,7 @@ class Iceberg:
         reading = extend_meld(m.reading, list(cards), ICEBERG_MELDS, rule="ICE-3")
         points = layoff_points(len(m.cards), len(cards))
         remove_cards(hand, cards)
-        m.reading = reading
-        m.laid_by.extend([seat] * len(cards))
+        state.relay(m, reading, (*m.laid_by, *[seat] * len(cards)))
         state.earned[seat] += points
         events = [Event("LAID_OFF", seat, tuple(cards), meld_id=meld_id, points=points,
                         text=f"seat {seat} lays off {' '.join(map(str, cards))} on meld {meld_id} for {points}")]

@@ -58,6 +58,7 @@ from referee.variants.base import (
     parse_options,
     private_event,
     rank_by_totals,
+    relaid,
     remembered,
     require,
     seat_order,
@@ -244,21 +245,6 @@ def extend_group(
         _explain_refusal(rules, exc, f"{meld.describe()} + {format_cards(cards)}",
                          lambda: extend_meld(meld, cards, mr, rules.wilds, stands_for, "FOR-3"))
         raise
-
-
-def _relaid(meld: TableMeld, reading: MeldReading, seat: int) -> list[int]:
-    """Who laid each card of ``reading``: the meld's cards keep their layer, the new ones are ``seat``'s."""
-    old = list(zip(meld.cards, meld.laid_by, strict=True))
-    out = []
-    for p in reading.cards:
-        for i, (q, layer) in enumerate(old):
-            if q == p:
-                out.append(layer)
-                del old[i]
-                break
-        else:
-            out.append(seat)
-    return out
 
 
 # ---------------------------------------------------------------- verification (one code path for apply and legal)
@@ -589,15 +575,14 @@ class _Oklahoma:
             case LayOff():
                 meld, reading = verify_lay_off(state, seat, action)
                 remove_cards(state.hands[seat], action.cards)
-                self._set_reading(meld, reading, seat)
+                state.relay(meld, reading, relaid(meld, reading, seat)[0])
                 return [Event("LAID_OFF", seat, action.cards, meld.id, points=meld_points(state.rules, reading),
                               text=f"seat {seat} laid off {format_cards(action.cards)} on meld {meld.id}")] + _after_play(state, seat)
             case ExchangeWild():
                 meld, spot, reading = verify_exchange(state, seat, action)
                 state.hands[seat].remove(action.natural)
                 state.hands[seat].append(JOKER)
-                meld.reading = reading
-                meld.laid_by[spot] = seat
+                state.relay(meld, reading, [seat if i == spot else who for i, who in enumerate(meld.laid_by)])
                 return [Event("EXCHANGED_WILD", seat, (action.natural, JOKER), meld.id,
                               text=f"seat {seat} took the joker back from meld {meld.id}, putting {action.natural} in its place (ARL-7)")]
             case Discard():
@@ -636,7 +621,7 @@ class _Oklahoma:
                             text=f"seat {seat} melded the top card {top}: {take.reading.describe()}")]
         else:
             m = state.meld(take.meld_id)
-            self._set_reading(m, take.reading, seat)
+            state.relay(m, take.reading, relaid(m, take.reading, seat)[0])
             events = [Event("LAID_OFF", seat, (top, *take.hand_cards), m.id, points=points,
                             text=f"seat {seat} laid off the top card {top} on meld {m.id}")]
         rest = tuple(state.discards)
@@ -647,11 +632,6 @@ class _Oklahoma:
         events += private_event(Event("TOOK_DISCARDS", seat, rest, count=len(rest),
                                       text=f"seat {seat} took the rest of the pile, {len(rest)} cards: {format_cards(rest)}"), {seat})
         return events + _after_play(state, seat)
-
-    @staticmethod
-    def _set_reading(meld: TableMeld, reading: MeldReading, seat: int) -> None:
-        meld.laid_by = _relaid(meld, reading, seat)
-        meld.reading = reading
 
     def default_action(self, state: HandState, seat: int, missed_turns: int) -> Action:
         """Draw from the stock; then discard the drawn card, or else the legal card that costs most in hand."""

@@ -66,6 +66,7 @@ from referee.variants.base import (
     parse_options,
     private_event,
     rank_by_totals,
+    relaid,
     remembered,
     require,
     seat_order,
@@ -213,18 +214,6 @@ def _own_side_meld(state: SkarneyState, seat: int, owner: int) -> bool:
     return state.teams[owner] == state.teams[seat]
 
 
-def _layers(meld: TableMeld, reading: MeldReading, seat: int) -> list[int]:
-    """Who laid each card of ``reading``: the meld's earlier cards keep their layer, new ones are ``seat``'s."""
-    pool: dict[Placed, list[int]] = {}
-    for p, who in zip(meld.cards, meld.laid_by, strict=False):
-        pool.setdefault(p, []).append(who)
-    out = []
-    for p in reading.cards:
-        layers = pool.get(p)
-        out.append(layers.pop() if layers else seat)
-    return out
-
-
 def _wild_count(cards: Sequence[Card], wilds: Collection[Rank]) -> int:
     return sum(1 for c in cards if c.rank in wilds)
 
@@ -339,14 +328,16 @@ class _Verdicts:
     on the state (turn, phase, the side's contract, the meld's owner and room, the cards being held) the caller
     checks, as ``_verify`` does."""
 
-    __slots__ = ("rules", "wilds", "kinds", "melds")
+    __slots__ = ("rules", "wilds", "kinds", "melds", "readings")
 
     def __init__(self, rules: SkarneyRules) -> None:
         self.rules = rules
         self.wilds = rules.wild_ranks
         self.kinds: dict[tuple[Card, ...], MeldKind | None] = {}
-        # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
-        self.melds: dict[int, _LayOffVerdicts] = {}
+        # by the reading's identity (a reading is immutable and is held here, so its id names it while
+        # remembered), and by what it holds: the same meld recurs from game to game
+        self.melds: dict[int, tuple[MeldReading, _LayOffVerdicts]] = {}
+        self.readings: dict[tuple[object, ...], _LayOffVerdicts] = {}
 
     def kind_of(self, cards: tuple[Card, ...]) -> MeldKind | None:
         """The kind ``cards`` read as, as a new meld; None when they are refused."""
@@ -370,12 +361,20 @@ class _Verdicts:
         return kinds == {MeldKind.SET} or kinds == {MeldKind.RUN}
 
     def lay_offs_on(self, meld: TableMeld) -> _LayOffVerdicts:
-        seen = self.melds.get(id(meld.reading))
-        if seen is None or seen.reading is not meld.reading:
-            if len(self.melds) > _VERDICTS_LIMIT:
-                self.melds.clear()
-            seen = self.melds[id(meld.reading)] = _LayOffVerdicts(self.rules, meld.id, meld.reading)
-        return seen
+        reading = meld.reading
+        seen = self.melds.get(id(reading))
+        if seen is not None and seen[0] is reading:
+            return seen[1]
+        key = (reading.kind, *((p.pos, p.card, p.suit) for p in reading.cards))
+        verdicts = self.readings.get(key)
+        if verdicts is None:
+            if len(self.readings) > _VERDICTS_LIMIT:
+                self.readings.clear()
+            verdicts = self.readings[key] = _LayOffVerdicts(self.rules, meld.id, reading)
+        if len(self.melds) > _VERDICTS_LIMIT:
+            self.melds.clear()
+        self.melds[id(reading)] = (reading, verdicts)
+        return verdicts
 
 
 _verdicts: dict[SkarneyRules, _Verdicts] = {}
@@ -692,8 +691,7 @@ class _SkarneyBase:
             assert isinstance(plan, MeldReading)
             meld = state.meld(action.meld_id)
             remove_cards(state.hands[seat], action.cards)
-            meld.laid_by = _layers(meld, plan, seat)
-            meld.reading = plan
+            state.relay(meld, plan, relaid(meld, plan, seat)[0])
             state.laid_off[meld.id] = state.laid_off.get(meld.id, 0) + len(action.cards)
             events = [Event("LAID_OFF", seat, tuple(action.cards), meld_id=meld.id,
                             text=f"seat {seat} laid off {' '.join(map(str, action.cards))} on meld {meld.id}: {plan.describe()}")]
@@ -703,8 +701,7 @@ class _SkarneyBase:
             meld = state.meld(action.meld_id)
             remove_cards(state.hands[seat], [action.natural])
             state.hands[seat].append(action.wild)
-            meld.laid_by = _layers(meld, plan, seat)
-            meld.reading = plan
+            state.relay(meld, plan, relaid(meld, plan, seat)[0])
             return [Event("EXCHANGED_WILD", seat, (action.natural, action.wild), meld_id=meld.id,
                           text=f"seat {seat} put {action.natural} in meld {meld.id} and took {action.wild} (SKA-5)")]
         if isinstance(action, Offer):

@@ -193,7 +193,7 @@ def test_FH_3_the_bottom_card_may_be_laid_off_instead():
     events = RUM.apply(state, 1, TakeDiscards(1, lay_off_on=1))
     assert state.discards == list(cards("KD")) and Counter(state.hands[1]) == Counter(cards("9S JD QS 4S 6C TC 2S"))
     meld = state.meld(1)
-    assert [p.card for p in meld.cards] == list(cards("5H 6H 7H 8H")) and meld.laid_by == [0, 0, 0, 1]
+    assert [p.card for p in meld.cards] == list(cards("5H 6H 7H 8H")) and meld.laid_by == (0, 0, 0, 1)
     assert [e.kind for e in events] == ["TOOK_DISCARDS", "LAID_OFF"]
 
 
@@ -493,7 +493,7 @@ def test_FHP_1_a_partner_may_lay_off_on_any_meld_and_the_side_target_is_joint():
     PARTNERS.apply(state, 1, Discard(parse_card("2S")))
     PARTNERS.apply(state, 2, DrawStock())
     PARTNERS.apply(state, 2, LayOff(1, cards("4H")))  # the partner's meld
-    assert state.meld(1).laid_by == [2, 0, 0, 0, 1]
+    assert state.meld(1).laid_by == (2, 0, 0, 0, 1)
     rules = PARTNERS.configure({}, 4)
     assert PARTNERS.game_outcome(rules, game((300, 200, 150, 299), (0, 1, 0, 1)), 100) is None
     out = PARTNERS.game_outcome(rules, game((300, 200, 250, 100), (0, 1, 0, 1)), 100)

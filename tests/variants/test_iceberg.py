@@ -218,7 +218,7 @@ def test_ICE_3_seed_examples_run_30_its_fourth_card_40_third_jack_20_fourth_jack
     assert state.earned == [80, 20]
     pass_card(state, 1, "KH")
     assert lay(state, 0, 2, "JS")[0].points == 40
-    assert state.melds[1].laid_by == [0, 0, 1, 0]
+    assert state.melds[1].laid_by == (0, 0, 1, 0)
 
 
 def test_ICE_3_points_by_position_up_to_the_twelfth_card():
@@ -267,7 +267,7 @@ def test_ICE_3_lay_offs_are_allowed_on_anyones_melds():
     meld(state, 0, "9S 8S 7S")
     pass_card(state, 0, "4H")
     assert lay(state, 1, 1, "TS")[0].points == 40 and state.earned == [30, 40]
-    assert state.melds[0].owner == 0 and state.melds[0].laid_by == [0, 0, 0, 1]
+    assert state.melds[0].owner == 0 and state.melds[0].laid_by == (0, 0, 0, 1)
 
 
 # ---------------------------------------------------------------- ICE-4

@@ -497,7 +497,7 @@ def test_ARL_7_joker_retrieval_anyone() -> None:
     v.apply(state, 1, DrawStock())
     assert ExchangeWild(1, C("8H"), JOKER) in v.legal_actions(state, 1)
     v.apply(state, 1, ExchangeWild(1, C("8H"), JOKER))
-    assert JOKER in state.hands[1] and state.melds[0].laid_by == [0, 1, 0]
+    assert JOKER in state.hands[1] and state.melds[0].laid_by == (0, 1, 0)
     state.over, state.end_reason = True, "test"
     assert v.score(state).points[1] == 10 + sum(in_hand_value(state.rules, c) for c in state.hands[1])
 
