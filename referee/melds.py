@@ -80,6 +80,12 @@ class Placed:
     rank: Rank
     suit: Suit
 
+    def __init__(self, pos: int, card: Card, rank: Rank, suit: Suit) -> None:  # compiled: see variants/base.py
+        object.__setattr__(self, "pos", pos)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "suit", suit)
+
     @property
     def is_wild(self) -> bool:
         """True when the card stands in for another (a wild used as itself is natural, IND-4)."""
@@ -90,6 +96,10 @@ class Placed:
 class MeldReading:
     kind: MeldKind
     cards: tuple[Placed, ...]  # runs low to high; sets in a fixed order
+
+    def __init__(self, kind: MeldKind, cards: tuple[Placed, ...]) -> None:  # compiled: see variants/base.py
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "cards", cards)
 
     @property
     def wilds_used(self) -> int:

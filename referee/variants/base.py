@@ -77,6 +77,10 @@ class PileView(enum.Enum):
 
 # ---------------------------------------------------------------- actions (frozen: they are the record)
 
+# The records made on every decision (actions, events, decisions, melds) write their own ``__init__``: mypyc
+# compiles a written one, while the one ``dataclass`` generates runs as plain Python, some 15x slower to build a
+# record. tests/test_records.py checks that each written ``__init__`` takes exactly its fields and defaults.
+
 
 @dataclass(frozen=True, slots=True)
 class Group:
@@ -84,6 +88,10 @@ class Group:
 
     cards: tuple[Card, ...]
     stands_for: tuple[tuple[Card, Card], ...] = ()
+
+    def __init__(self, cards: tuple[Card, ...], stands_for: tuple[tuple[Card, Card], ...] = ()) -> None:
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "stands_for", stands_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +109,20 @@ class TakeDiscards:
     meld: Group | None = None
     lay_off_on: int | None = None
 
+    def __init__(self, count: int = 1, meld: Group | None = None, lay_off_on: int | None = None) -> None:
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "meld", meld)
+        object.__setattr__(self, "lay_off_on", lay_off_on)
+
 
 @dataclass(frozen=True, slots=True)
 class Meld:
     """Lay one or more new melds at once (a Skarney contract is laid in one action, SKA-3)."""
 
     groups: tuple[Group, ...]
+
+    def __init__(self, groups: tuple[Group, ...]) -> None:
+        object.__setattr__(self, "groups", groups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +132,11 @@ class LayOff:
     meld_id: int
     cards: tuple[Card, ...]
     stands_for: tuple[tuple[Card, Card], ...] = ()
+
+    def __init__(self, meld_id: int, cards: tuple[Card, ...], stands_for: tuple[tuple[Card, Card], ...] = ()) -> None:
+        object.__setattr__(self, "meld_id", meld_id)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "stands_for", stands_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +148,20 @@ class ExchangeWild:
     natural: Card
     wild: Card
 
+    def __init__(self, meld_id: int, natural: Card, wild: Card) -> None:
+        object.__setattr__(self, "meld_id", meld_id)
+        object.__setattr__(self, "natural", natural)
+        object.__setattr__(self, "wild", wild)
+
 
 @dataclass(frozen=True, slots=True)
 class Discard:
     """Discard one card, ending the turn (face up, or face down to one seat in Iceberg)."""
 
     card: Card
+
+    def __init__(self, card: Card) -> None:
+        object.__setattr__(self, "card", card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +170,10 @@ class Declare:
 
     groups: tuple[Group, ...]
     discard: Card | None = None
+
+    def __init__(self, groups: tuple[Group, ...], discard: Card | None = None) -> None:
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "discard", discard)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +191,9 @@ class Offer:
     """Offer a card to the other seats in turn (SKA-7)."""
 
     card: Card
+
+    def __init__(self, card: Card) -> None:
+        object.__setattr__(self, "card", card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +224,8 @@ Action = (
 
 # ---------------------------------------------------------------- events
 
+_NOBODY: frozenset[int] = frozenset()
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -202,7 +240,21 @@ class Event:
     points: int = 0
     text: str = ""
     to: frozenset[int] | None = None
-    not_to: frozenset[int] = frozenset()
+    not_to: frozenset[int] = _NOBODY
+
+    def __init__(
+        self, kind: str, seat: int | None = None, cards: tuple[Card, ...] = (), meld_id: int | None = None, count: int = 0,
+        points: int = 0, text: str = "", to: frozenset[int] | None = None, not_to: frozenset[int] = _NOBODY,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "meld_id", meld_id)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "to", to)
+        object.__setattr__(self, "not_to", not_to)
 
     def visible_to(self, seat: int) -> bool:
         if self.to is not None:
@@ -246,6 +298,16 @@ class TableMeld:
     kind: MeldKind | None = None  # overrides the reading's kind (e.g. ICE-4 special melds)
     label: str = ""  # a variant's name for a special meld
     laid_at_once: int = 0  # how many cards the first lay-down had
+
+    def __init__(self, id: int, owner: int, reading: MeldReading, laid_by: tuple[int, ...], kind: MeldKind | None = None,
+                 label: str = "", laid_at_once: int = 0) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "reading", reading)
+        object.__setattr__(self, "laid_by", laid_by)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "laid_at_once", laid_at_once)
 
     @property
     def meld_kind(self) -> MeldKind:
@@ -365,6 +427,12 @@ class Decision:
     offer: Card | None = None
     note: str = ""
 
+    def __init__(self, seat: int, phase: Phase, offer: Card | None = None, note: str = "") -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "offer", offer)
+        object.__setattr__(self, "note", note)
+
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
@@ -391,6 +459,36 @@ class SeatView:
     totals: tuple[int, ...]
     notes: tuple[tuple[str, str], ...] = ()  # variant facts: ("contract", "3 sets of 3"), ("offer", "7H")
     offer: Card | None = None
+
+    def __init__(
+        self, variant: str, seat: int, hand_number: int, dealer: int, turn: int, phase: Phase, hand: tuple[Card, ...],
+        hand_sizes: tuple[int, ...], stock_size: int, discard_pile: tuple[Card, ...], discard_size: int,
+        melds: tuple[TableMeld, ...], face_up: tuple[Card, ...], wild_ranks: tuple[Rank, ...],
+        in_front: tuple[tuple[Card, ...], ...], received: tuple[Card, ...], teams: tuple[int, ...],
+        active: tuple[bool, ...], totals: tuple[int, ...], notes: tuple[tuple[str, str], ...] = (),
+        offer: Card | None = None,
+    ) -> None:
+        object.__setattr__(self, "variant", variant)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "hand_number", hand_number)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "turn", turn)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "hand_sizes", hand_sizes)
+        object.__setattr__(self, "stock_size", stock_size)
+        object.__setattr__(self, "discard_pile", discard_pile)
+        object.__setattr__(self, "discard_size", discard_size)
+        object.__setattr__(self, "melds", melds)
+        object.__setattr__(self, "face_up", face_up)
+        object.__setattr__(self, "wild_ranks", wild_ranks)
+        object.__setattr__(self, "in_front", in_front)
+        object.__setattr__(self, "received", received)
+        object.__setattr__(self, "teams", teams)
+        object.__setattr__(self, "active", active)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "offer", offer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,48 @@
+"""The rules core's records that write their own ``__init__`` (so that mypyc compiles it, see variants/base.py)
+take exactly their fields, in order, with the same defaults, and set each one: read from the source, since the
+compiled classes hide their signatures."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ("referee/cards.py", "referee/melds.py", "referee/variants/base.py")
+
+
+def _dataclasses_with_written_init() -> list[tuple[str, ast.ClassDef, ast.FunctionDef]]:
+    found = []
+    for rel in CORE:
+        for node in ast.parse((ROOT / rel).read_text()).body:
+            if not isinstance(node, ast.ClassDef) or not any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+                continue
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    found.append((rel, node, item))
+    return found
+
+
+WRITTEN = _dataclasses_with_written_init()
+
+
+def test_the_hot_records_write_their_own_init() -> None:
+    names = {cls.name for _, cls, _ in WRITTEN}
+    assert {"Event", "Decision", "SeatView", "TableMeld", "Discard", "Offer", "Meld", "LayOff", "Group", "Placed",
+            "MeldReading"} <= names
+
+
+@pytest.mark.parametrize(("source", "cls", "init"), WRITTEN, ids=[c.name for _, c, _ in WRITTEN])
+def test_a_written_init_takes_the_fields_in_order_with_their_defaults(source: str, cls: ast.ClassDef,
+                                                                    init: ast.FunctionDef) -> None:
+    fields = [(s.target.id, ast.unparse(s.value) if s.value is not None else None)
+              for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+              and "field(" not in ast.unparse(s.value or ast.Constant(None))]
+    args = init.args.args[1:]
+    defaults: list[str | None] = [None] * (len(args) - len(init.args.defaults)) + [ast.unparse(d) for d in init.args.defaults]
+    assert [(a.arg, d) for a, d in zip(args, defaults, strict=True)] == fields, f"{source}: {cls.name}.__init__"
+    assigned = [ast.unparse(c.args[1]).strip("'\"") for c in ast.walk(init)
+                if isinstance(c, ast.Call) and ast.unparse(c.func) == "object.__setattr__"]
+    assert assigned == [name for name, _ in fields], f"{source}: {cls.name}.__init__ sets each field once"
