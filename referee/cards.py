@@ -157,6 +157,15 @@ def shuffled(cards: Sequence[Card], seed: int | str) -> list[Card]:
     return out
 
 
+def tally(cards: Iterable[Card]) -> dict[Card, int]:
+    """How many of each card: a ``collections.Counter`` that mypyc compiles (``Counter`` itself is plain Python,
+    and legal-action listing counts a hand on every decision). A card not held is absent: read with ``.get``."""
+    counts: dict[Card, int] = {}
+    for c in cards:
+        counts[c] = counts.get(c, 0) + 1
+    return counts
+
+
 def contains_cards(hand: Sequence[Card], cards: Iterable[Card]) -> bool:
     """Whether ``hand`` holds all of ``cards``, counting duplicates (a few cards against a hand: striking them
     from a copy is several times cheaper than counting both)."""

@@ -13,7 +13,7 @@ import enum
 import itertools
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from referee.cards import NATURAL_RANKS, SUITS, Card, Rank, Suit
@@ -68,6 +68,14 @@ class MeldRules:
     wild_only: WildOnly = WildOnly.FORBIDDEN
     min_wild_only: int = 3
     wilds_as_natural: bool = True
+    # the rules record keys the meld finder's memos, looked up on every decision: hashed once (as Card is)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f.name) for f in fields(self) if f.compare)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -85,6 +93,9 @@ class Placed:
         object.__setattr__(self, "card", card)
         object.__setattr__(self, "rank", rank)
         object.__setattr__(self, "suit", suit)
+
+    def __hash__(self) -> int:  # compiled, unlike the generated one; ``rank`` follows from ``pos``
+        return hash((self.pos, self.card, int(self.suit)))
 
     @property
     def is_wild(self) -> bool:

@@ -14,12 +14,11 @@ take wilds from any opponent's melds and lay off only on their own (SKS-1).
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.cards import JOKER, SUITS, Card, Rank, Suit, build_deck, contains_cards, remove_cards
+from referee.cards import JOKER, SUITS, Card, Rank, Suit, build_deck, contains_cards, remove_cards, tally
 from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import (
     ACE_HIGH,
@@ -394,7 +393,7 @@ _RUN_CARD: dict[tuple[int, Suit], Card] = {
 
 def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
     """Every distinct 3-card set (or run) in ``hand`` with at most one wild, purest first (SKA-2, SKA-3)."""
-    counts = Counter(hand)
+    counts = tally(hand)
     wild_types = sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c))
     out: list[tuple[Card, ...]] = []
     if kind is MeldKind.SET:
@@ -418,7 +417,7 @@ def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldK
             missing = 0
             for pos in range(low, low + 3):
                 want = _RUN_CARD[pos, suit]
-                if want.rank not in wilds and counts[want] > 0:
+                if want.rank not in wilds and counts.get(want, 0) > 0:
                     naturals.append(want)
                 else:
                     missing += 1
@@ -443,7 +442,7 @@ def find_contracts(
     for kind in (MeldKind.SET, MeldKind.RUN):
         cands = _three_card_groups(hand, wilds, kind)  # every card of a candidate is held, so has a slot
         if len(cands) >= groups:
-            need = [[(slot[c], n) for c, n in Counter(g).items()] for g in cands]
+            need = [[(slot[c], n) for c, n in tally(g).items()] for g in cands]
             _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
 
@@ -869,7 +868,7 @@ class _SkarneyBase:
         """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6)."""
         hand = state.hands[seat]
         distinct = sorted(set(hand))
-        counts = Counter(hand)
+        counts = tally(hand)
         out: list[Action] = []
         for m in state.melds:
             if not _own_side_meld(state, seat, m.owner) or (not state.r.partnership and m.owner != seat):
