@@ -2,7 +2,7 @@
 
 Why: the rules core is pure, typed Python and should stay so (it is the readable statement of the rules), but a
 bot developer's tens of thousands of games pay for every attribute look-up. mypyc compiles those very sources to
-C extension modules (about 2x faster here, see the README's Benchmarks) with no second implementation to keep in
+C extension modules (3x to 4x faster here, see the README's Benchmarks) with no second implementation to keep in
 step. The compiled modules live outside the source tree and carry a manifest of the sources' digests: an edited
 source file, another Python or ``RUMMY_PURE_PYTHON=1`` means the plain modules run, never a stale build.
 
