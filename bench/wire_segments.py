@@ -33,6 +33,7 @@ def _serve(out: str, argv: list[str]) -> int:
     from referee import protocodec
     from referee import session as s
     from referee.cli import main
+    from rummy.referee.v1 import referee_pb2 as pb
 
     clock = time.perf_counter
     stamps: dict[str, dict[str, float]] = {k: {} for k in ("deliver", "resume", "send", "handed")}
@@ -51,26 +52,31 @@ def _serve(out: str, argv: list[str]) -> int:
         stamps["resume"].setdefault(last[0], clock())
         return action_from_pb(m)
 
-    send = s.Connection.send
+    send = s.Connection.send_encoded
 
-    def timed_send(self: Any, msg: Any) -> None:
-        if msg.WhichOneof("body") == "decision":
-            stamps["send"][f"{msg.decision.match_id}/{msg.decision.request_id}"] = clock()
-        send(self, msg)
+    def timed_send(self: Any, data: bytes, urgent: bool) -> None:
+        now = clock()
+        if urgent:
+            msg = pb.RefereeMessage.FromString(data)
+            if msg.WhichOneof("body") == "decision":
+                stamps["send"][f"{msg.decision.match_id}/{msg.decision.request_id}"] = now
+        send(self, data, urgent)
 
     outgoing = s.Connection.outgoing
 
     async def timed_outgoing(self: Any) -> Any:
-        async for msg in outgoing(self):
+        async for data in outgoing(self):
+            now = clock()
+            msg = pb.RefereeMessage.FromString(data)
             inner = msg.batch.messages if msg.WhichOneof("body") == "batch" else [msg]
             for m in inner:
                 if m.WhichOneof("body") == "decision":
-                    stamps["handed"][f"{m.decision.match_id}/{m.decision.request_id}"] = clock()
-            yield msg
+                    stamps["handed"][f"{m.decision.match_id}/{m.decision.request_id}"] = now
+            yield data
 
     s.MatchSession.deliver = timed_deliver  # type: ignore[method-assign]
     protocodec.action_from_pb = timed_action_from_pb
-    s.Connection.send = timed_send  # type: ignore[method-assign]
+    s.Connection.send_encoded = timed_send  # type: ignore[method-assign]
     s.Connection.outgoing = timed_outgoing  # type: ignore[method-assign]
     atexit.register(lambda: Path(out).write_text(json.dumps(stamps)))
     return main(argv)

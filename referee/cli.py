@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from referee import loops
 from referee.errors import RefereeError
 from referee.logs import configure_logging
 
@@ -63,7 +64,7 @@ async def _serve(args: argparse.Namespace) -> None:
                                                 limits, admin_token=admin_token, credentials=credentials,
                                                 unfinished=args.unfinished)
     tune_gc()
-    print(json.dumps({"event": "serving", "address": f"{args.host}:{port}"}), flush=True)
+    print(json.dumps({"event": "serving", "address": f"{args.host}:{port}", "loop": loops.chosen(args.loop)}), flush=True)
     viewer = None
     if args.http is not None:
         from referee.viewer import start_viewer
@@ -157,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=50051)
     s.add_argument("--records", default="records", help="folder for match records (JSON lines)")
+    s.add_argument("--loop", choices=loops.LOOPS, default="auto",
+                   help="the event loop: uvloop where installed (auto, the default; less overhead per message), or "
+                        "asyncio's own")
     s.add_argument("--http", type=int, metavar="PORT", help="also serve the browser viewer on this port (0 picks one): "
                    "replays of the records and running matches to watch")
     s.add_argument("--allow-stacked-decks", action="store_true", help="accept explicit deck orders (tests, puzzles)")
@@ -240,7 +244,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return native.main(args.action, optional=args.optional, if_stale=args.if_stale, verbose=args.verbose)
     if args.command == "serve":
         configure_logging(args.log_level, json=args.log_format == "json")
-        asyncio.run(_serve(args))
+        try:
+            loops.chosen(args.loop)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        loops.run(_serve(args), args.loop)
         return 0
     if args.command == "view":
         if not Path(args.record).is_file():

@@ -2,6 +2,7 @@
 
 Lines are buffered and flushed once per move (``flush``, called by the session after each move's events), not
 once per line: a referee crash loses at most the move in flight, and a move costs one write, not one per line.
+They are encoded by orjson (compact, UTF-8, ~10x ``json.dumps``): a record line is written for every move.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
+
+import orjson
 
 __all__ = ["RecordWriter", "UnreadableRecord", "read_record", "read_numbered"]
 
@@ -38,12 +41,12 @@ class RecordWriter:
         self.max_bytes = max_bytes
         if header:
             part = self.path.with_name(self.path.name + ".part")
-            self._file: IO[str] | None = part.open("w", encoding="utf-8")
+            self._file: IO[bytes] | None = part.open("wb")
             for entry in ({"type": "header", "match_id": match_id, **header}, *opening):
                 self.write(entry)
             self._file.close()
             os.replace(part, self.path)
-        self._file = self.path.open("a", encoding="utf-8")
+        self._file = self.path.open("ab")
 
     @property
     def full(self) -> bool:
@@ -53,7 +56,7 @@ class RecordWriter:
     def write(self, entry: dict[str, Any]) -> None:
         if self._file is None:
             return
-        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        line = orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)
         self._file.write(line)
         self.size += len(line)
 

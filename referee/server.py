@@ -19,6 +19,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee import loops
 from referee import protocodec as codec
 from referee.cards import Rank
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
@@ -332,7 +333,8 @@ class RefereeService(pb_grpc.RefereeServicer):
             self._close_stream(client)
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
-                   ) -> AsyncIterator[pb.RefereeMessage]:
+                   ) -> AsyncIterator[bytes]:
+        """A bot's stream: its Join, then its answers; the referee's messages go out encoded (``Connection``)."""
         client = await self._open_stream(context)
         stream = self._play(request_iterator, context)
         try:
@@ -343,7 +345,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             self._close_stream(client)
 
     async def _play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
-                    ) -> AsyncGenerator[pb.RefereeMessage, None]:
+                    ) -> AsyncGenerator[bytes, None]:
         try:
             first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT_S)
         except (TimeoutError, StopAsyncIteration):
@@ -479,7 +481,7 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", limits.max_message_bytes)])
     service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
     service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
-    pb_grpc.add_RefereeServicer_to_server(service, server)
+    add_referee_service(service, server)
     add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown, never changes a match
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -492,6 +494,29 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)
     await server.start()
     return server, port, service
+
+
+class _Registration:
+    """Stands in for a server to the generated registration, keeping the method handlers it is given."""
+
+    service = ""
+    handlers: dict[str, grpc.RpcMethodHandler] = {}
+
+    def add_generic_rpc_handlers(self, _handlers: object) -> None:
+        pass
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+        self.service, self.handlers = service, handlers
+
+
+def add_referee_service(service: RefereeService, server: grpc.aio.Server) -> None:
+    """The generated registration, but Play's replies go out as they come: ``Connection.outgoing`` yields them
+    encoded (``referee.encoded``), so gRPC is given no serializer for them (as for raw bytes)."""
+    got = _Registration()
+    pb_grpc.add_RefereeServicer_to_server(service, got)
+    handlers = {**got.handlers, "Play": got.handlers["Play"]._replace(response_serializer=None)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(got.service, handlers),))
+    server.add_registered_method_handlers(got.service, handlers)
 
 
 class EmbeddedReferee:
@@ -519,7 +544,7 @@ class EmbeddedReferee:
         ready = threading.Event()
 
         def run() -> None:
-            loop = asyncio.new_event_loop()
+            loop = loops.new_event_loop()
             self._loop = loop
             asyncio.set_event_loop(loop)
 

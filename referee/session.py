@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 
+from referee import encoded
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction
 from referee.limits import DEFAULT_LIMITS, ServerLimits
@@ -45,7 +46,7 @@ RESTART_REQUESTS = 2**32  # request ids after the n-th restart start at n * 2**3
 
 
 class Connection:
-    """One Play stream: the messages waiting to be written and the seats it holds."""
+    """One Play stream: the messages waiting to be written (encoded: ``referee.encoded``) and the seats it holds."""
 
     def __init__(self, name: str = "", bot_token: str = "", batch: bool = False) -> None:
         self.name = name
@@ -53,27 +54,52 @@ class Connection:
         self.batch = batch  # the client reads RefereeMessage.batch (Join.batch)
         self.closed = False
         self.seats: set[tuple[str, int]] = set()
-        self._waiting: list[pb.RefereeMessage] = []
+        self._waiting: list[bytes] = []  # encoded RefereeMessages
         self._due = False  # what waits must go now (something urgent, the hold is over, or the stream closes)
         self._writer: asyncio.Future[None] | None = None  # the writer, asleep until something is due
-        self._hold: asyncio.TimerHandle | None = None
+        self._hold: asyncio.TimerHandle | None = None  # wakes the writer when what waits has waited HOLD_S
+        self._held_since = 0.0  # when the first message now waiting came (loop time)
 
     def waiting(self) -> int:
         """Messages not yet handed to the stream (a slow or absent reader makes this grow)."""
         return len(self._waiting)
 
     def send(self, msg: pb.RefereeMessage) -> None:
+        self.send_encoded(msg.SerializeToString(), msg.WhichOneof("body") in _URGENT)
+
+    def send_encoded(self, data: bytes, urgent: bool) -> None:
+        """An encoded ``RefereeMessage``; ``urgent``: it asks something of the client (``_URGENT``)."""
         if self.closed:
             return
-        self._waiting.append(msg)
-        if not self.batch or msg.WhichOneof("body") in _URGENT:
+        if urgent or not self.batch:
+            self._waiting.append(data)
             self._wake()
-        elif self._hold is None:
-            self._hold = asyncio.get_running_loop().call_later(HOLD_S, self._wake)
+            return
+        if not self._waiting:
+            self._held_since = time.monotonic()
+        self._waiting.append(data)
+        if self._hold is None:
+            self._hold = asyncio.get_running_loop().call_at(self._held_since + HOLD_S, self._hold_over)
+
+    def _hold_over(self) -> None:
+        """The hold timer: wake the writer if what waits has waited ``HOLD_S``, else wait on for the rest. The
+        timer outlives a write (one timer per ``HOLD_S`` at most, not one per batch): what it finds then came
+        later, and waits only its own time."""
+        self._hold = None
+        if not self._waiting:
+            return
+        due = self._held_since + HOLD_S
+        if time.monotonic() >= due:
+            self._wake()
+        else:
+            self._hold = asyncio.get_running_loop().call_at(due, self._hold_over)
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
+            if self._hold is not None:
+                self._hold.cancel()
+                self._hold = None
             self._wake()
 
     def _wake(self) -> None:
@@ -81,15 +107,16 @@ class Connection:
         if self._writer is not None and not self._writer.done():
             self._writer.set_result(None)
 
-    async def outgoing(self) -> AsyncIterator[pb.RefereeMessage]:
-        """What to write to the stream, in order, until the connection closes.
+    async def outgoing(self) -> AsyncIterator[bytes]:
+        """What to write to the stream, in order, until the connection closes: encoded ``RefereeMessage``s (the
+        Play method's serializer passes them through).
 
         A batching client (``Join.batch``) gets its messages as batches, and only when one of them asks something
         of it (a decision request, a rejection, a welcome, a match's result) or ``HOLD_S`` after the first one
         waiting: an acceptance and the events of the other seats' moves then ride with the seat's next request.
         A move then costs one write, the same as a bare request and reply, instead of one per seat: on this path
         gRPC's per-message cost is most of the referee's work. A message that asks nothing wakes no one: the
-        writer sleeps until something is due (one timer per batch, no task step per event)."""
+        writer sleeps until something is due (no task step per event, one hold timer per ``HOLD_S`` at most)."""
         loop = asyncio.get_running_loop()
         while True:
             if not self._due:
@@ -97,15 +124,12 @@ class Connection:
                 await self._writer
                 self._writer = None
             self._due = False
-            if self._hold is not None:
-                self._hold.cancel()
-                self._hold = None
             ready, self._waiting = self._waiting, []
             if self.batch and len(ready) > 1:
-                yield pb.RefereeMessage(batch=pb.Batch(messages=ready))
+                yield encoded.batch(ready)
             else:
-                for msg in ready:
-                    yield msg
+                for data in ready:
+                    yield data
             if self.closed and not self._waiting:
                 return
 
@@ -130,7 +154,8 @@ class _Seat:
     name: str
     bot_token: str
     conn: Connection | None = None
-    inbox: asyncio.Queue[tuple[int, pb.Action] | None] = field(default_factory=asyncio.Queue)
+    # answers (request id, action); None: the stream went; (request id, None): that request's deadline
+    inbox: asyncio.Queue[tuple[int, pb.Action | None] | None] = field(default_factory=asyncio.Queue)
     attached: asyncio.Event = field(default_factory=asyncio.Event)
     bank_left_ms: int = 0
     stats: SeatStats = field(default_factory=SeatStats)
@@ -259,10 +284,8 @@ class MatchSession:
         if last_seq is not None:
             self._resend(seat, conn, last_seq)
         if self._current is not None and self._current[1] == seat:
-            again = pb.RefereeMessage()
-            again.CopyFrom(self._current[2])  # the pending request again, as it was, with the time left now
-            again.decision.time_left_ms = max(0, int((self._deadline - time.monotonic()) * 1000))
-            conn.send(again)
+            # the pending request again, as it was, with the time left now
+            conn.send_encoded(self._current[2](int((self._deadline - time.monotonic()) * 1000)), True)
 
     def _resend(self, seat: int, conn: Connection, last_seq: int) -> None:
         """The seat's events after seq ``last_seq``, each with the HandResult that followed it."""
@@ -308,7 +331,8 @@ class MatchSession:
 
     # ------------------------------------------------------------ the match loop
 
-    _current: tuple[int, int, pb.RefereeMessage] | None = None  # the open request: its id, seat and message
+    _current: tuple[int, int, Callable[[int], bytes]] | None = None  # the open request: its id, seat and message
+    # (encoded, given the time left in ms)
     _deadline = 0.0  # and its deadline (time.monotonic)
     task: asyncio.Task[None] | None = None
 
@@ -382,40 +406,28 @@ class MatchSession:
         self.request_seat = {rid: seat}
         d = self.match.pending()
         assert d is not None
-        view = codec.view_to_pb(self.match.view(seat))
-        legal = codec.actions_to_pb(self.match.legal_actions(seat))
+        view = self.match.view(seat)
+        view_bytes = encoded.view(view)
+        legal = self.match.legal_actions(seat)
         budget_ms = self.time.per_move_ms + s.bank_left_ms
         started = time.monotonic()
         deadline = started + budget_ms / 1000
         self._deadline = deadline
 
-        def request(left_ms: int) -> pb.RefereeMessage:
-            return pb.RefereeMessage(decision=pb.DecisionRequest(
-                match_id=self.match_id, request_id=rid, phase=view.phase, view=view, legal_actions=legal,
-                time_left_ms=max(left_ms, 0), bank_left_ms=s.bank_left_ms))
+        def request(left_ms: int) -> bytes:
+            return encoded.decision(self.match_id, rid, view, view_bytes, legal, left_ms, s.bank_left_ms)
 
-        msg = request(budget_ms)
         phase = d.phase.name
         s.stats.asked[phase] += 1
-        self._current = (rid, seat, msg)
+        self._current = (rid, seat, request)
         if s.conn is not None:
-            s.conn.send(msg)
+            s.conn.send_encoded(request(budget_ms), True)
         rejections = 0
+        # the deadline comes as a mark in the inbox: one timer per request, none per wait for an answer
+        timer = asyncio.get_running_loop().call_at(deadline, s.inbox.put_nowait, (rid, None))
         try:
             while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    log.info("deadline_missed", request_id=rid)
-                    s.stats.timed_out[phase] += 1
-                    self._dispatch(self.match.timeout(seat))
-                    return
-                try:
-                    # asyncio.timeout, not wait_for: wait_for runs the get as a task of its own, one more step of
-                    # the loop (and a task) between an answer arriving and the match going on
-                    async with asyncio.timeout(remaining):
-                        item = await s.inbox.get()
-                except TimeoutError:
-                    continue
+                item = await s.inbox.get() if deadline > time.monotonic() else (rid, None)
                 if item is None:  # the connection dropped, or the seat resigned
                     if self.match.on_autopilot(seat):
                         return
@@ -424,6 +436,13 @@ class MatchSession:
                         return
                     continue  # back (the request is sent again), or the move's clock ran out first: its default move
                 got_rid, action_pb = item
+                if action_pb is None:  # a deadline's mark: this request's, or a late one of an earlier request
+                    if got_rid != rid:
+                        continue
+                    log.info("deadline_missed", request_id=rid)
+                    s.stats.timed_out[phase] += 1
+                    self._dispatch(self.match.timeout(seat))
+                    return
                 refusal: tuple[int, str, str] | None = None
                 if got_rid != rid:
                     refusal = (got_rid, "STALE_REQUEST", f"request {got_rid} is not the open request {rid}")
@@ -452,6 +471,7 @@ class MatchSession:
                 self._dispatch(events)
                 return
         finally:
+            timer.cancel()
             self._current = None
 
     async def _await_reconnect(self, seat: int, deadline: float | None = None) -> bool | None:
@@ -486,14 +506,13 @@ class MatchSession:
             if e.kind == "HAND_STARTED":
                 hand = e.count
             msg = codec.event_to_pb(e, self.match_id, self.sequence, hand)
+            msg_bytes = msg.SerializeToString()
             self._sent.append((e, hand))
             for seat, s in enumerate(self.seats):
                 if e.visible_to(seat):
                     s.log.append(self.sequence - 1)
-                    if s.conn is not None:
-                        out = pb.RefereeMessage(event=msg)
-                        out.event.seq = len(s.log)  # per seat: what a rejoin names to be sent what it missed
-                        s.conn.send(out)
+                    if s.conn is not None:  # seq, per seat: what a rejoin names to be sent what it missed
+                        s.conn.send_encoded(encoded.event(msg_bytes, len(s.log)), False)
             if e.public:
                 for w in self.watchers:
                     w.put_nowait(msg)

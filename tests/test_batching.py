@@ -125,7 +125,8 @@ def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
         t0 = asyncio.get_running_loop().time()
 
         async def reader() -> None:
-            async for msg in conn.outgoing():
+            async for data in conn.outgoing():
+                msg = pb.RefereeMessage.FromString(data)
                 inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
                 writes.append([m.WhichOneof("body") for m in inner])
                 times.append(asyncio.get_running_loop().time() - t0)
@@ -144,3 +145,36 @@ def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
     writes, times = asyncio.run(go())
     assert writes == [["event"], ["accepted", "event", "decision"]]
     assert HOLD_S * 0.9 <= times[0] < HOLD_S * 4 and times[1] >= HOLD_S * 4
+
+
+def test_a_message_held_after_a_write_waits_its_own_hold_not_what_is_left_of_an_earlier_one() -> None:
+    """One hold timer outlives a write: what comes after it still waits up to HOLD_S for company, from its own
+    arrival."""
+    from referee.session import HOLD_S, Connection
+
+    async def go() -> list[tuple[list[str], float]]:
+        conn = Connection(batch=True)
+        writes: list[tuple[list[str], float]] = []
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+
+        async def reader() -> None:
+            async for data in conn.outgoing():
+                msg = pb.RefereeMessage.FromString(data)
+                inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
+                writes.append(([m.WhichOneof("body") for m in inner], loop.time() - t0))
+
+        task = asyncio.create_task(reader())
+        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=1)))
+        await asyncio.sleep(HOLD_S * 0.4)
+        conn.send(pb.RefereeMessage(decision=pb.DecisionRequest(request_id=1)))  # takes the event with it
+        await asyncio.sleep(HOLD_S * 0.4)
+        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=2)))  # at 0.8 HOLD_S: due at 1.8 HOLD_S
+        await asyncio.sleep(HOLD_S * 3)
+        conn.close()
+        await task
+        return writes
+
+    writes = asyncio.run(go())
+    assert [w for w, _ in writes] == [["event", "decision"], ["event"]]
+    assert HOLD_S * 1.7 <= writes[1][1] < HOLD_S * 3.5

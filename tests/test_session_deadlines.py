@@ -1,0 +1,77 @@
+"""A request's deadline reaches the match as a mark in its seat's inbox (one timer per request): the mark of the
+open request plays the default move; a mark left over from an earlier request changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from referee.match import MatchConfig
+from referee.session import Connection, MatchSession, TimeControl
+from rummy.referee.v1 import referee_pb2 as pb
+
+
+class _Inbox(Connection):
+    """A connection that keeps the decision requests it is sent."""
+
+    def __init__(self) -> None:
+        super().__init__("probe")
+        self.requests: list[pb.DecisionRequest] = []
+
+    def send_encoded(self, data: bytes, urgent: bool) -> None:
+        msg = pb.RefereeMessage.FromString(data)
+        if msg.WhichOneof("body") == "decision":
+            self.requests.append(msg.decision)
+
+
+async def _started(per_move_ms: int) -> tuple[MatchSession, list[_Inbox], asyncio.Task[None]]:
+    session = MatchSession("m", MatchConfig("indian", 2, seed="deadlines"), ["a", "b"], ["", ""],
+                           TimeControl(per_move_ms=per_move_ms, connect_ms=5000))
+    conns = [_Inbox(), _Inbox()]
+    task = session.task = asyncio.create_task(session.run())
+    for seat, conn in enumerate(conns):
+        session.attach(seat, conn)
+    for _ in range(200):
+        if any(c.requests for c in conns):
+            break
+        await asyncio.sleep(0.005)
+    return session, conns, task
+
+
+def test_a_late_mark_of_an_earlier_request_is_not_this_requests_deadline() -> None:
+    async def go() -> tuple[int, int]:
+        session, conns, task = await _started(per_move_ms=60000)
+        seat = next(i for i, c in enumerate(conns) if c.requests)
+        first = conns[seat].requests[0]
+        session.seats[seat].inbox.put_nowait((first.request_id - 1, None))  # a stale mark
+        await asyncio.sleep(0.02)
+        timed_out = sum(session.seats[seat].stats.timed_out.values())
+        session.deliver(conns[seat], first.request_id, first.legal_actions[0])
+        for _ in range(200):
+            if len(conns[seat].requests) + len(conns[1 - seat].requests) > 1:
+                break
+            await asyncio.sleep(0.005)
+        asked = len(conns[seat].requests) + len(conns[1 - seat].requests)
+        session.abort("test over")
+        await asyncio.gather(task, return_exceptions=True)
+        return timed_out, asked
+
+    timed_out, asked = asyncio.run(go())
+    assert timed_out == 0 and asked == 2
+
+
+def test_the_open_requests_mark_plays_the_default_move() -> None:
+    async def go() -> tuple[int, int]:
+        session, conns, task = await _started(per_move_ms=30)
+        seat = next(i for i, c in enumerate(conns) if c.requests)
+        for _ in range(400):
+            if sum(session.seats[seat].stats.timed_out.values()):
+                break
+            await asyncio.sleep(0.005)
+        timed_out = sum(session.seats[seat].stats.timed_out.values())
+        events = [e.kind for e in session.match.log]
+        session.abort("test over")
+        await asyncio.gather(task, return_exceptions=True)
+        return timed_out, events.count("TIMED_OUT")
+
+    timed_out, logged = asyncio.run(go())
+    assert timed_out == 1 and logged >= 1
