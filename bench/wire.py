@@ -7,6 +7,8 @@ next ``DecisionRequest`` when that comes straight after (the DRAW -> PLAY step o
 referee does per decision (decode, apply, record, events, view and legal actions, encode) plus two hops.
 Match set-up (CreateMatch, both joins, the first request) is measured on its own. The ping-pong server is a
 generic bytes handler in its own process, echoing messages of the size of an average ``DecisionRequest``.
+Like for like, both run on the event loop the referee and the Python SDK run on (``referee.loops``: uvloop
+where installed), and so do the bench's bots and ping-pong client.
 
     python -m bench.wire                    # a short run, printed as JSON
 """
@@ -23,6 +25,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from referee import loops
 
 _PING_METHOD = "/bench.Echo/PingPong"
 
@@ -116,11 +120,12 @@ async def _pingpong_stream(channel: Any, size: int, count: int, lat: list[float]
     await call.done_writing()
 
 
-def bare_pingpong(size: int, count: int, streams: int = 1) -> dict[str, float]:
-    """Round trips of ``size`` bytes over one (or ``streams`` concurrent) grpc.aio bidi streams."""
+def bare_pingpong(size: int, count: int, streams: int = 1, loop: str = "auto") -> dict[str, float]:
+    """Round trips of ``size`` bytes over one (or ``streams`` concurrent) grpc.aio bidi streams, both sides on the
+    event loop ``loop`` (``referee.loops``; ``auto``, as the referee and the SDK run, is uvloop where installed)."""
     import grpc
 
-    with Server(["-m", "bench.wire", "--pingpong-server"]) as srv:
+    with Server(["-m", "bench.wire", "--pingpong-server", loop]) as srv:
         async def go() -> dict[str, float]:
             async with grpc.aio.insecure_channel(srv.address) as ch:
                 warm: list[float] = []
@@ -132,7 +137,7 @@ def bare_pingpong(size: int, count: int, streams: int = 1) -> dict[str, float]:
             return {"p50_us": percentile(lat, 50) * 1e6, "p99_us": percentile(lat, 99) * 1e6,
                     "round_trips_per_s": len(lat) / elapsed}
 
-        return asyncio.run(go())
+        return loops.run(go(), loop)
 
 
 # ---------------------------------------------------------------- the referee over the wire
@@ -225,7 +230,7 @@ def wire_run(matches: int, concurrency: int, variant: str = "indian", turns: int
              records: bool = True, batch: bool = True) -> dict[str, float]:
     """Full-length matches over gRPC, ``concurrency`` at a time, on a fresh referee process."""
     with tempfile.TemporaryDirectory(prefix="bench-records-") as tmp, referee_server(tmp if records else None) as srv:
-        stats, elapsed = asyncio.run(play_matches(srv.address, matches, concurrency, variant, turns, batch))
+        stats, elapsed = loops.run(play_matches(srv.address, matches, concurrency, variant, turns, batch))
     rt = stats.round_trips
     return {
         "matches": matches, "concurrency": concurrency, "decisions": stats.decisions,
@@ -288,7 +293,7 @@ def rss_per_match(counts: tuple[int, ...] = (1, 100)) -> dict[str, float]:
 
 def main() -> None:
     if "--pingpong-server" in sys.argv:
-        asyncio.run(_pingpong_serve())
+        loops.run(_pingpong_serve(), sys.argv[-1] if sys.argv[-1] in loops.LOOPS else "auto")
         return
     one = wire_run(6, 1)
     unbatched = wire_run(6, 1, batch=False)

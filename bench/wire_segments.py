@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from referee import loops
+
 SEGMENTS = ("bot write -> match gets it", "-> match task resumes", "-> next request ready", "-> handed to gRPC",
             "-> bot reads it", "round trip")
 
@@ -135,7 +137,7 @@ def measure(matches: int = 20) -> dict[str, dict[str, float]]:
         srv = Server(["-m", "bench.wire_segments", "--serve", str(out), "serve", "--port", "0", "--log-level",
                       "warning", "--records", tmp])
         with srv:
-            asyncio.run(_play(srv.address, matches, bots))
+            loops.run(_play(srv.address, matches, bots))
         srv.proc.wait(10)
         ref = json.loads(out.read_text())
     cuts: dict[str, list[float]] = {k: [] for k in SEGMENTS}

@@ -29,6 +29,7 @@ from typing import Any
 
 import grpc
 
+from referee import loops
 from referee import protocodec as codec
 from referee.variants.base import Action, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
@@ -305,8 +306,8 @@ def main(bot: Any, argv: Sequence[str] | None = None) -> None:
     if args.tls or args.tls_root_cert or args.tls_client_cert:
         creds = tls_credentials(args.tls_root_cert, args.tls_client_cert, args.tls_client_key)
     try:
-        asyncio.run(run_bot(bot, args.referee, bot_token=None if args.match else args.bot_token, match_id=args.match,
-                            token=args.token, max_matches=args.max_matches, credentials=creds))
+        loops.run(run_bot(bot, args.referee, bot_token=None if args.match else args.bot_token, match_id=args.match,
+                          token=args.token, max_matches=args.max_matches, credentials=creds))
     except KeyboardInterrupt:
         pass
     except grpc.aio.AioRpcError as exc:

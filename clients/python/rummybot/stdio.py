@@ -35,6 +35,7 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
+from referee import loops
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.sdk import messages
@@ -234,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.error("give --bot-token T (or RUMMY_BOT_TOKEN), or --match ID --token T")
     bridge = Bridge(command, events=opts.events, name=name)
     try:
-        code = asyncio.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token)))
+        code = loops.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token)))
     except KeyboardInterrupt:
         code = 130
     except grpc.aio.AioRpcError as exc:
