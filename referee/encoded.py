@@ -128,6 +128,14 @@ def _legal(a: Action) -> bytes:
     return _encode(pb.DecisionRequest(legal_actions=[codec.action_to_pb(a)]))
 
 
+def _each(memo: dict[Any, bytes], keys: Iterable[Any], make: Any) -> bytes:
+    """The memoised encodings of ``keys`` joined: one look-up each when all are known, as they mostly are."""
+    try:
+        return b"".join([memo[k] for k in keys])
+    except KeyError:
+        return b"".join([_memo(memo, k, make) for k in keys])
+
+
 def _join(pieces: dict[Card, bytes], cards: Iterable[Card]) -> bytes:
     return b"".join([pieces[c] for c in cards])
 
@@ -138,7 +146,7 @@ def view(v: SeatView) -> bytes:
     parts = [table, _unsigned(_SEAT, v.seat), _unsigned(_HAND_NUMBER, v.hand_number), _unsigned(_DEALER, v.dealer),
              _unsigned(_TURN, v.turn), _unsigned(_PHASE, codec._PHASE[v.phase]), _unsigned(_STOCK_SIZE, v.stock_size),
              _unsigned(_DISCARD_SIZE, v.discard_size), _join(_HAND, v.hand), _join(_DISCARD_PILE, v.discard_pile),
-             b"".join([_memo(_MELDS, m, _meld) for m in v.melds]), _join(_FACE_UP, v.face_up),
+             _each(_MELDS, v.melds, _meld) if v.melds else b"", _join(_FACE_UP, v.face_up),
              b"".join([length_delimited(_IN_FRONT, _join(_CARDS, f)) for f in v.in_front]) if any(v.in_front) else
              _NOTHING_IN_FRONT * len(v.in_front),
              _join(_RECEIVED, v.received), _memo(_NOTES, v.notes, _notes)]
@@ -154,7 +162,7 @@ def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, leg
     head = (_memo(_MATCH_IDS, match_id, _match_id) + _unsigned(_REQUEST_ID, request_id)
             + _unsigned(_REQUEST_PHASE, codec._PHASE[v.phase]) + _unsigned(_TIME_LEFT, max(time_left_ms, 0))
             + _unsigned(_BANK_LEFT, bank_left_ms))
-    body = head + length_delimited(_VIEW, view_bytes) + b"".join([_memo(_LEGAL, a, _legal) for a in legal])
+    body = head + length_delimited(_VIEW, view_bytes) + _each(_LEGAL, legal, _legal)
     return length_delimited(_DECISION, body)
 
 

@@ -43,6 +43,7 @@ MODULES = (
     "referee.variants.skarney",
     "referee.variants.iceberg",
     "referee.match",
+    "referee.encoded",  # not rules, but pure too: the live path's messages, joined from encoded pieces
 )
 
 
