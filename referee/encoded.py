@@ -11,7 +11,7 @@ the reference: tests/test_encoded.py checks that each of these decodes to exactl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -128,8 +128,9 @@ def _legal(a: Action) -> bytes:
     return _encode(pb.DecisionRequest(legal_actions=[codec.action_to_pb(a)]))
 
 
-def _each(memo: dict[Any, bytes], keys: Iterable[Any], make: Any) -> bytes:
-    """The memoised encodings of ``keys`` joined: one look-up each when all are known, as they mostly are."""
+def _each(memo: dict[Any, bytes], keys: Sequence[Any], make: Any) -> bytes:
+    """The memoised encodings of ``keys`` joined: one look-up each when all are known, as they mostly are
+    (a sequence, read twice when one is not)."""
     try:
         return b"".join([memo[k] for k in keys])
     except KeyError:
@@ -146,7 +147,7 @@ def view(v: SeatView) -> bytes:
     parts = [table, _unsigned(_SEAT, v.seat), _unsigned(_HAND_NUMBER, v.hand_number), _unsigned(_DEALER, v.dealer),
              _unsigned(_TURN, v.turn), _unsigned(_PHASE, codec._PHASE[v.phase]), _unsigned(_STOCK_SIZE, v.stock_size),
              _unsigned(_DISCARD_SIZE, v.discard_size), _join(_HAND, v.hand), _join(_DISCARD_PILE, v.discard_pile),
-             _each(_MELDS, v.melds, _meld) if v.melds else b"", _join(_FACE_UP, v.face_up),
+             _each(_MELDS, v.melds, _meld), _join(_FACE_UP, v.face_up),
              b"".join([length_delimited(_IN_FRONT, _join(_CARDS, f)) for f in v.in_front]) if any(v.in_front) else
              _NOTHING_IN_FRONT * len(v.in_front),
              _join(_RECEIVED, v.received), _memo(_NOTES, v.notes, _notes)]
@@ -155,7 +156,7 @@ def view(v: SeatView) -> bytes:
     return b"".join(parts)
 
 
-def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, legal: Iterable[Action],
+def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, legal: Sequence[Action],
              time_left_ms: int, bank_left_ms: int) -> bytes:
     """A ``RefereeMessage`` asking for a decision: ``view_bytes`` is ``view(v)``, made once per request (a rejoin
     asks again with less time left)."""
