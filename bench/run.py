@@ -68,16 +68,17 @@ def bench_wire(res: dict[str, Any], quick: bool) -> None:
     from referee import loops
 
     rounds = 1 if quick else 3
-    runs, bares, ratios = [], [], []
+    runs, bares, floors, ratios = [], [], [], []
     for _ in range(rounds):
         one = wire.wire_run(3 if quick else 10, 1)
         size = max(1, int(one["request_bytes_mean"]))
         bare = wire.bare_pingpong(size, 1000 if quick else 4000)
+        floors.append(wire.protocol_floor(500 if quick else 2000))
         runs.append(one)
         bares.append(bare)
         ratios.append(one["round_trip_p50_us"] / bare["p50_us"])
     middle = sorted(range(rounds), key=lambda i: ratios[i])[rounds // 2]  # the round with the median ratio
-    one, bare = runs[middle], bares[middle]
+    one, bare, floor = runs[middle], bares[middle], floors[middle]
     unbatched = wire.wire_run(3 if quick else 10, 1, batch=False)  # a client that reads one message at a time
     res["wire_unbatched_p50_us"] = unbatched["round_trip_p50_us"]
     asyncio_bare = wire.bare_pingpong(size, 1000 if quick else 4000, loop="asyncio")
@@ -96,6 +97,12 @@ def bench_wire(res: dict[str, Any], quick: bool) -> None:
     res["wire_overhead_ratio_median"] = statistics.median(ratios)
     res["wire_p99_ratio"] = one["round_trip_p99_us"] / bare["p99_us"]
     res["wire_setup_over_round_trip"] = one["setup_p50_ms"] * 1000 / bare["p50_us"]
+    # a referee that cost nothing: what is left of 1.5x the bare round trip for all the referee's own work
+    res["protocol_floor_p50_us"] = floor["p50_us"]
+    res["protocol_floor_ratio"] = floor["p50_us"] / bare["p50_us"]
+    res["protocol_floor_ratios_per_round"] = [f["p50_us"] / b["p50_us"] for f, b in zip(floors, bares, strict=True)]
+    res["referee_budget_at_1_5x_us"] = 1.5 * bare["p50_us"] - floor["p50_us"]
+    res["referee_work_p50_us"] = one["round_trip_p50_us"] - floor["p50_us"]
 
 
 def bench_concurrency(res: dict[str, Any], quick: bool) -> None:
@@ -157,6 +164,11 @@ def table(res: dict[str, Any]) -> str:
         lines.append(f"wire overhead ratio (p50 / bare p50, median of rounds, {res['event_loop']} loop): "
                      f"{res['wire_overhead_ratio']:.2f}x; match set-up p50 "
                      f"{res['wire_setup_p50_ms']:.1f} ms = {res['wire_setup_over_round_trip']:.0f} bare round trips")
+        if res.get("protocol_floor_p50_us") is not None:
+            lines.append(f"protocol floor (a Play answering at once with canned referee messages): p50 "
+                         f"{_fmt(res['protocol_floor_p50_us'])} us = {res['protocol_floor_ratio']:.2f}x bare; the referee's "
+                         f"own work {_fmt(res['referee_work_p50_us'])} us per round trip against "
+                         f"{_fmt(res['referee_budget_at_1_5x_us'])} us left under 1.5x")
     if res.get("concurrent_100_p99_ms") is not None:  # a section left out (--only) is None
         for n in (1, 10, 100):
             lines.append(f"{n:>3} concurrent matches: {_fmt(res[f'concurrent_{n}_decisions_per_s'])} decisions/s, "

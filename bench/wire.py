@@ -140,6 +140,99 @@ def bare_pingpong(size: int, count: int, streams: int = 1, loop: str = "auto") -
         return loops.run(go(), loop)
 
 
+# ---------------------------------------------------------------- the protocol's floor: a referee that does nothing
+
+
+def canned_requests(matches: int = 2) -> list[bytes]:
+    """What a batching seat 0 is sent, write by write, in seeded in-process Indian matches (no gRPC), keeping the
+    writes that carry a decision request: real messages (the acceptance and events riding with the request)."""
+    from referee.match import MatchConfig
+    from referee.session import Connection, MatchSession, TimeControl
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    kept: list[bytes] = []
+
+    async def seat(session: MatchSession, conn: Connection, i: int) -> None:
+        rng = random.Random(i)
+        async for data in conn.outgoing():
+            msg = pb.RefereeMessage.FromString(data)
+            inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
+            for m in inner:
+                if m.WhichOneof("body") == "decision":
+                    if i == 0:
+                        kept.append(data)
+                    session.deliver(conn, m.decision.request_id, rng.choice(never_dropping(m.decision.legal_actions)))
+                elif m.WhichOneof("body") == "match_result":
+                    return
+
+    async def play(k: int) -> None:
+        config = MatchConfig("indian", 2, seed=f"canned{k}", max_hands=1, max_turns_per_hand=200)
+        session = MatchSession(f"canned{k}", config, ["a", "b"], ["", ""], TimeControl(per_move_ms=30000))
+        conns = [Connection(batch=True) for _ in range(2)]
+        for i, conn in enumerate(conns):
+            session.attach(i, conn)
+        task = asyncio.get_running_loop().create_task(session.run())
+        await asyncio.gather(*(seat(session, conn, i) for i, conn in enumerate(conns)))
+        for conn in conns:
+            conn.close()
+        await task
+
+    async def all_matches() -> None:
+        for k in range(matches):
+            await play(k)
+
+    loops.run(all_matches())
+    return kept
+
+
+async def _canned_serve(canned: list[bytes], answers: int) -> None:
+    """A ``Play`` method that does no referee work: each message from the bot (its Join, then each answer) is
+    answered with the next canned write (``canned_requests``), and after ``answers`` answers with a result."""
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    result = pb.RefereeMessage(match_result=pb.MatchResult(match_id="canned")).SerializeToString()
+
+    async def play(request_iterator: Any, context: Any) -> Any:
+        k = 0
+        async for _msg in request_iterator:
+            yield result if k > answers else canned[k % len(canned)]
+            k += 1
+
+    handler = grpc.method_handlers_generic_handler("rummy.referee.v1.Referee", {
+        "Play": grpc.stream_stream_rpc_method_handler(play, request_deserializer=pb.PlayerMessage.FromString,
+                                                      response_serializer=None)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(json.dumps({"address": f"127.0.0.1:{port}"}), flush=True)
+    await server.wait_for_termination()
+
+
+def protocol_floor(answers: int = 2000) -> dict[str, float]:
+    """The round trip of the wire bench's own bot against a ``Play`` that answers at once with real, canned
+    referee messages: both hops, the protobuf decoding and encoding on both sides and the bot's choice, none of
+    the referee's work. What a referee that cost nothing would measure; set against the bare ping-pong, it is the
+    lowest wire overhead ratio this protocol can reach on grpc.aio."""
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+    with Server(["-m", "bench.wire", "--canned-server", str(answers)]) as srv:
+        async def go() -> WireStats:
+            stats = WireStats()
+            async with grpc.aio.insecure_channel(srv.address) as ch:
+                stub = pb_grpc.RefereeStub(ch)
+                await _seat(stub, "canned", "", random.Random(0), stats, [0], time.perf_counter(), 0, True)
+            return stats
+
+        stats = loops.run(go())
+    rt = stats.round_trips[len(stats.round_trips) // 10:]  # the first tenth warms up
+    return {"p50_us": percentile(rt, 50) * 1e6, "p99_us": percentile(rt, 99) * 1e6, "round_trips": len(rt)}
+
+
 # ---------------------------------------------------------------- the referee over the wire
 
 
@@ -295,10 +388,17 @@ def main() -> None:
     if "--pingpong-server" in sys.argv:
         loops.run(_pingpong_serve(), sys.argv[-1] if sys.argv[-1] in loops.LOOPS else "auto")
         return
+    if "--canned-server" in sys.argv:
+        from referee.logs import configure_logging
+
+        configure_logging("warning")  # stdout carries the address line only
+        loops.run(_canned_serve(canned_requests(), int(sys.argv[-1])))
+        return
     one = wire_run(6, 1)
     unbatched = wire_run(6, 1, batch=False)
     size = int(one["request_bytes_mean"])
     print(json.dumps({"wire": one, "wire_unbatched": unbatched, "bare": bare_pingpong(size, 2000),
+                      "protocol_floor": protocol_floor(),
                       "rss": rss_per_match((1, 20))}, indent=1))
 
 

@@ -18,10 +18,10 @@ from google.protobuf.message import Message
 
 from referee import protocodec as codec
 from referee.cards import Card
-from referee.variants.base import Action, SeatView, TableMeld
+from referee.variants.base import Action, Event, SeatView, TableMeld
 from rummy.referee.v1 import referee_pb2 as pb
 
-__all__ = ["length_delimited", "view", "decision", "event", "batch"]
+__all__ = ["length_delimited", "view", "decision", "match_event", "event", "accepted", "batch"]
 
 _MEMO_LIMIT = 4096  # entries per memo before it starts again (actions and melds vary; cards do not)
 
@@ -90,7 +90,18 @@ _SEAT, _HAND_NUMBER, _DEALER, _TURN, _PHASE, _STOCK_SIZE, _DISCARD_SIZE = (
 _REQUEST_ID, _REQUEST_PHASE, _TIME_LEFT, _BANK_LEFT = (
     _tag(_number(pb.DecisionRequest, n)) for n in ("request_id", "phase", "time_left_ms", "bank_left_ms"))
 
+_EVENT_CARDS = _cards_in(pb.MatchEvent, "cards")
+_ACCEPTED = _number(pb.RefereeMessage, "accepted")
+(_EV_SEQUENCE, _EV_SEAT, _EV_MELD_ID, _EV_COUNT, _EV_POINTS, _EV_HAND_NUMBER, _EV_PRIVATE, _EV_SEQ) = (
+    _tag(_number(pb.MatchEvent, n)) for n in ("sequence", "seat", "meld_id", "count", "points", "hand_number",
+                                              "private", "seq"))
+_EV_TEXT = _number(pb.MatchEvent, "text")
+_ACCEPTED_REQUEST_ID = _tag(_number(pb.ActionAccepted, "request_id"))
+
 _MATCH_IDS: dict[str, bytes] = {}
+_EVENT_MATCH_IDS: dict[str, bytes] = {}
+_ACCEPTED_MATCH_IDS: dict[str, bytes] = {}
+_KINDS: dict[str, bytes] = {}
 _TABLES: dict[tuple[Any, ...], bytes] = {}
 _MELDS: dict[TableMeld, bytes] = {}
 _NOTES: dict[tuple[tuple[str, str], ...], bytes] = {}
@@ -108,6 +119,27 @@ def _memo(memo: dict[Any, bytes], key: Any, make: Any) -> bytes:
 
 def _match_id(match_id: str) -> bytes:
     return _encode(pb.DecisionRequest(match_id=match_id))
+
+
+def _event_match_id(match_id: str) -> bytes:
+    return _encode(pb.MatchEvent(match_id=match_id))
+
+
+def _accepted_match_id(match_id: str) -> bytes:
+    return _encode(pb.ActionAccepted(match_id=match_id))
+
+
+def _kind(kind: str) -> bytes:
+    return _encode(pb.MatchEvent(kind=kind))
+
+
+def _signed(tag: bytes, name: str, value: int) -> bytes:
+    """A signed integer field: a negative one as the library writes it (ten bytes, two's complement)."""
+    if value >= 0:
+        return _unsigned(tag, value)
+    msg = pb.MatchEvent()
+    setattr(msg, name, value)
+    return _encode(msg)
 
 
 def _table(key: tuple[Any, ...]) -> bytes:
@@ -167,9 +199,34 @@ def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, leg
     return length_delimited(_DECISION, body)
 
 
+def match_event(e: Event, match_id: str, sequence: int, hand_number: int) -> bytes:
+    """``codec.event_to_pb(e, ...)``, encoded (the same bytes: fields in number order, as the library writes)."""
+    parts = [_memo(_EVENT_MATCH_IDS, match_id, _event_match_id), _unsigned(_EV_SEQUENCE, sequence),
+             _memo(_KINDS, e.kind, _kind)]
+    if e.seat is not None:  # ``seat`` and ``meld_id`` have presence: 0 is sent
+        parts.append(_EV_SEAT + _varint(e.seat))
+    parts.append(_join(_EVENT_CARDS, e.cards))
+    if e.meld_id is not None:
+        parts.append(_EV_MELD_ID + _varint(e.meld_id))
+    parts.append(_signed(_EV_COUNT, "count", e.count))
+    parts.append(_signed(_EV_POINTS, "points", e.points))
+    if e.text:
+        parts.append(length_delimited(_EV_TEXT, e.text.encode()))
+    parts.append(_unsigned(_EV_HAND_NUMBER, hand_number))
+    if e.to is not None:  # private: sent to some seats only
+        parts.append(_EV_PRIVATE + _ONE_BYTE[1])
+    return b"".join(parts)
+
+
 def event(event_bytes: bytes, seq: int) -> bytes:
     """A ``RefereeMessage`` carrying an encoded ``MatchEvent`` with its per-seat ``seq`` set."""
-    return length_delimited(_EVENT, event_bytes + pb.MatchEvent(seq=seq).SerializeToString())
+    return length_delimited(_EVENT, event_bytes + _unsigned(_EV_SEQ, seq))
+
+
+def accepted(match_id: str, request_id: int) -> bytes:
+    """A ``RefereeMessage`` saying the answer to ``request_id`` was taken."""
+    return length_delimited(_ACCEPTED, _memo(_ACCEPTED_MATCH_IDS, match_id, _accepted_match_id)
+                            + _unsigned(_ACCEPTED_REQUEST_ID, request_id))
 
 
 def batch(messages: list[bytes]) -> bytes:

@@ -52,10 +52,13 @@ def card_to_pb(c: Card) -> pb.Card:
 
 
 def card_from_pb(m: pb.Card) -> Card:
-    try:
-        return Card(Rank(m.rank), Suit(m.suit))
-    except ValueError as exc:
-        raise InvalidAction("BAD_CARD", f"not a card: rank={m.rank} suit={m.suit}") from exc
+    card = _CARD_BY_CODE.get((m.rank, m.suit))
+    if card is None:  # a rank or suit out of range, a joker with a suit, a suited card with none
+        try:
+            return Card(Rank(m.rank), Suit(m.suit))
+        except ValueError as exc:
+            raise InvalidAction("BAD_CARD", f"not a card: rank={m.rank} suit={m.suit}") from exc
+    return card
 
 
 def cards_from_pb(ms: Iterable[pb.Card]) -> tuple[Card, ...]:
@@ -66,6 +69,7 @@ def cards_from_pb(ms: Iterable[pb.Card]) -> tuple[Card, ...]:
 # repeated field is copied (so these are never shared), and views and legal-action lists repeat them constantly.
 _CARD_PB: dict[Card, pb.Card] = {Card(r, s): card_to_pb(Card(r, s)) for r in Rank for s in Suit
                                  if (r is Rank.JOKER) == (s is Suit.NONE)}
+_CARD_BY_CODE: dict[tuple[int, int], Card] = {(int(c.rank), int(c.suit)): c for c in _CARD_PB}  # the decoder's table
 _MEMO_LIMIT = 4096
 _ACTION_PB: dict[Action, pb.Action] = {}
 _NOTE_PB: dict[tuple[str, str], pb.Note] = {}

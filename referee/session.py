@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 
+from structlog.typing import FilteringBoundLogger
+
 from referee import encoded
 from referee import protocodec as codec
 from referee.errors import IllegalAction, InvalidAction
@@ -396,8 +398,6 @@ class MatchSession:
 
     async def _ask(self, seat: int) -> None:
         s = self.seats[seat]
-        hand = self.match.game.hands_played + 1
-        log = self.log.bind(seat=seat, hand=hand)
         if s.conn is None and not await self._await_reconnect(seat):
             self._dispatch(self.match.forfeit(seat, "disconnected"))
             return
@@ -439,7 +439,7 @@ class MatchSession:
                 if action_pb is None:  # a deadline's mark: this request's, or a late one of an earlier request
                     if got_rid != rid:
                         continue
-                    log.info("deadline_missed", request_id=rid)
+                    self._seat_log(seat).info("deadline_missed", request_id=rid)
                     s.stats.timed_out[phase] += 1
                     self._dispatch(self.match.timeout(seat))
                     return
@@ -450,14 +450,14 @@ class MatchSession:
                     try:
                         events = self.match.submit(seat, codec.action_from_pb(action_pb))
                     except (IllegalAction, InvalidAction) as exc:
-                        log.info("action_rejected", code=exc.code, reason=exc.message)
+                        self._seat_log(seat).info("action_rejected", code=exc.code, reason=exc.message)
                         refusal = (rid, exc.code, exc.message)
                 if refusal is not None:
                     rejections += 1
                     s.stats.rejected[f"{phase}/{refusal[1]}"] += 1
                     self._reject(s, *refusal)
                     if rejections >= self.time.max_rejections:  # flooding: counts as a missed deadline
-                        log.warning("flooding", rejections=rejections)
+                        self._seat_log(seat).warning("flooding", rejections=rejections)
                         s.stats.timed_out[phase] += 1
                         self._dispatch(self.match.timeout(seat))
                         return
@@ -467,12 +467,16 @@ class MatchSession:
                 if used_ms > self.time.per_move_ms:
                     s.bank_left_ms = max(0, s.bank_left_ms - (used_ms - self.time.per_move_ms))
                 if s.conn is not None:
-                    s.conn.send(pb.RefereeMessage(accepted=pb.ActionAccepted(match_id=self.match_id, request_id=rid)))
+                    s.conn.send_encoded(encoded.accepted(self.match_id, rid), False)
                 self._dispatch(events)
                 return
         finally:
             timer.cancel()
             self._current = None
+
+    def _seat_log(self, seat: int) -> FilteringBoundLogger:
+        """The match's logger with the seat and the hand in play bound (made when a line is written, not per request)."""
+        return self.log.bind(seat=seat, hand=self.match.game.hands_played + 1)
 
     async def _await_reconnect(self, seat: int, deadline: float | None = None) -> bool | None:
         """Wait for a gone seat to rejoin within its grace period, counted from when its stream went. True: it is
@@ -505,15 +509,15 @@ class MatchSession:
             self.sequence += 1
             if e.kind == "HAND_STARTED":
                 hand = e.count
-            msg = codec.event_to_pb(e, self.match_id, self.sequence, hand)
-            msg_bytes = msg.SerializeToString()
+            msg_bytes = encoded.match_event(e, self.match_id, self.sequence, hand)
             self._sent.append((e, hand))
             for seat, s in enumerate(self.seats):
                 if e.visible_to(seat):
                     s.log.append(self.sequence - 1)
                     if s.conn is not None:  # seq, per seat: what a rejoin names to be sent what it missed
                         s.conn.send_encoded(encoded.event(msg_bytes, len(s.log)), False)
-            if e.public:
+            if e.public and self.watchers:
+                msg = pb.MatchEvent.FromString(msg_bytes)
                 for w in self.watchers:
                     w.put_nowait(msg)
             if e.kind == "HAND_ENDED":

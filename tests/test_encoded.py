@@ -43,6 +43,7 @@ def test_every_view_request_and_event_of_a_game_decodes_to_the_messages_protocod
         assert got == want
         for i, e in enumerate(m.submit(d.seat, rng.choice([a for a in legal if not isinstance(a, Drop)] or legal))):
             msg = codec.event_to_pb(e, f"m-{variant}", i + 1, m.game.hands_played)
+            assert encoded.match_event(e, f"m-{variant}", i + 1, m.game.hands_played) == msg.SerializeToString()
             as_message = pb.RefereeMessage(event=msg)
             as_message.event.seq = i + 7
             assert pb.RefereeMessage.FromString(encoded.event(msg.SerializeToString(), i + 7)) == as_message
@@ -80,3 +81,19 @@ def test_an_event_with_no_seat_and_seat_zero_differ() -> None:
         msg = codec.event_to_pb(e, "m", 1, 1)
         got = pb.RefereeMessage.FromString(encoded.event(msg.SerializeToString(), 3))
         assert got.event.HasField("seat") == (e.seat is not None)
+
+
+@given(st.integers(-2**31, 2**31 - 1), st.integers(-2**40, 2**40), st.one_of(st.none(), st.integers(0, 2**32 - 1)),
+       st.one_of(st.none(), st.integers(0, 2**32 - 1)), st.text(max_size=300), st.booleans(), st.integers(0, 2**40))
+def test_an_event_is_encoded_byte_for_byte_as_the_library_encodes_it(count: int, points: int, seat: int | None,
+                                                                     meld_id: int | None, text: str, private: bool,
+                                                                     sequence: int) -> None:
+    """Negative counts and points (ten-byte varints), seat and meld 0 against none, any text."""
+    e = Event("MELDED", seat, (), meld_id, count, points, text, frozenset({1}) if private else None)
+    assert encoded.match_event(e, "m-1", sequence, 3) == codec.event_to_pb(e, "m-1", sequence, 3).SerializeToString()
+
+
+@pytest.mark.parametrize("request_id", [0, 1, 127, 128, 2**40])
+def test_an_acceptance_is_the_message_the_library_builds(request_id: int) -> None:
+    want = pb.RefereeMessage(accepted=pb.ActionAccepted(match_id="m-7", request_id=request_id))
+    assert encoded.accepted("m-7", request_id) == want.SerializeToString()
