@@ -5,6 +5,7 @@ compiled classes hide their signatures."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,32 @@ def test_a_written_init_takes_the_fields_in_order_with_their_defaults(source: st
     assigned = [ast.unparse(c.args[1]).strip("'\"") for c in ast.walk(init)
                 if isinstance(c, ast.Call) and ast.unparse(c.func) == "object.__setattr__"]
     assert assigned == [name for name, _ in fields], f"{source}: {cls.name}.__init__ sets each field once"
+
+
+def _actions() -> list[object]:
+    from referee.cards import parse_cards
+    from referee.variants import base as b
+
+    a, b2, c = parse_cards("AS 2S JK")
+    group = b.Group((a, b2), ((c, a),))
+    return [b.DrawStock(), b.TakeDiscards(), b.TakeDiscards(0, group, None), b.TakeDiscards(2, None, 3), b.Meld((group,)),
+            b.LayOff(1, (a,)), b.LayOff(1, (a,), ((c, a),)), b.ExchangeWild(2, a, c), b.Discard(a), b.Discard(b2),
+            b.Declare((group,), a), b.Declare((group,)), b.Drop(), b.EndTurn(), b.Offer(a), b.AcceptOffer(),
+            b.DeclineOffer(), group, b.Group((a, b2))]
+
+
+def _fields(x: object) -> tuple[object, ...]:
+    return tuple(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
+
+
+def test_an_action_hashes_and_compares_as_the_generated_methods_would() -> None:
+    """Written ``__hash__``/``__eq__`` (compiled): the hash of the fields' tuple, equal when of one class with equal
+    fields; so sets and dicts of actions hold and order them as before."""
+    actions = _actions()
+    for x in actions:
+        assert hash(x) == hash(_fields(x))
+        for y in actions:
+            assert (x == y) == (type(x) is type(y) and _fields(x) == _fields(y))
+            assert (x != y) == (not x == y)
+        rebuilt = type(x)(*_fields(x))
+        assert rebuilt == x and hash(rebuilt) == hash(x) and rebuilt is not x
