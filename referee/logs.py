@@ -11,8 +11,19 @@ import structlog
 __all__ = ["configure_logging", "get_logger"]
 
 
+class _Stderr:
+    """``sys.stderr`` as it is when a line is written, not as it was when logging was configured: a test runner
+    or an embedding program may swap it for a stream it later closes, and a line written there would raise."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str = "info", json: bool = True, stream: TextIO | None = None) -> None:
-    """JSON lines for machines (the default), or a readable console format."""
+    """JSON lines for machines (the default), or a readable console format; to ``stream``, or to standard error."""
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     )
@@ -24,7 +35,7 @@ def configure_logging(level: str = "info", json: bool = True, stream: TextIO | N
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(stream or _Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
 

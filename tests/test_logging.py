@@ -1,11 +1,13 @@
 """Structured logs: a match's lines carry its match id, and per-decision lines the seat and hand number."""
 
 import asyncio
+import io
+import sys
 
 import grpc
 from structlog.testing import capture_logs
 
-from referee.logs import configure_logging
+from referee.logs import configure_logging, get_logger
 from referee.server import EmbeddedReferee
 from referee.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
@@ -43,3 +45,15 @@ def test_decision_log_lines_bind_match_seat_and_hand():
     assert missed, "no missed deadline was logged"
     assert all(e["match_id"] == created.match_id and "seat" in e and e["hand"] >= 1 for e in missed)
     assert any(e["event"] == "match_finished" and e["match_id"] == created.match_id for e in logs)
+
+
+def test_lines_go_to_standard_error_as_it_is_when_written(monkeypatch):
+    """A stderr swapped after logging was configured (a test runner's capture, since closed) takes no lines."""
+    first = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    configure_logging("info")
+    first.close()
+    now = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", now)
+    get_logger(match_id="m-9").info("seat_attached", seat=1)
+    assert '"match_id": "m-9"' in now.getvalue() and '"seat_attached"' in now.getvalue()
