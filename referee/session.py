@@ -336,6 +336,7 @@ class MatchSession:
     _current: tuple[int, int, Callable[[int], bytes]] | None = None  # the open request: its id, seat and message
     # (encoded, given the time left in ms)
     _deadline = 0.0  # and its deadline (time.monotonic)
+    _deadline_timer: asyncio.TimerHandle | None = None  # calls ``_deadline_due``; it outlives a request
     task: asyncio.Task[None] | None = None
 
     def abort(self, reason: str) -> None:
@@ -423,8 +424,12 @@ class MatchSession:
         if s.conn is not None:
             s.conn.send_encoded(request(budget_ms), True)
         rejections = 0
-        # the deadline comes as a mark in the inbox: one timer per request, none per wait for an answer
-        timer = asyncio.get_running_loop().call_at(deadline, s.inbox.put_nowait, (rid, None))
+        # the deadline comes as a mark in the inbox (``_deadline_due``), from a timer that serves request after request
+        timer = self._deadline_timer
+        if timer is None or timer.when() > deadline:  # none yet, or set for a later deadline than this one
+            if timer is not None:
+                timer.cancel()
+            self._deadline_timer = asyncio.get_running_loop().call_at(deadline, self._deadline_due)
         try:
             while True:
                 item = await s.inbox.get() if deadline > time.monotonic() else (rid, None)
@@ -471,8 +476,21 @@ class MatchSession:
                 self._dispatch(events)
                 return
         finally:
-            timer.cancel()
             self._current = None
+
+    def _deadline_due(self) -> None:
+        """The deadline timer: if the open request's deadline has come, its mark goes to its seat's inbox; if not
+        (it was answered, and a later one is open), the timer waits on for that one. Made once and kept, not once
+        per request: most requests are answered in a small part of a move's time, so it fires about once per
+        move's time instead of being made and cancelled for every decision."""
+        self._deadline_timer = None
+        current = self._current
+        if current is None or self.done.is_set():
+            return  # between requests: the next one sets a timer again
+        if time.monotonic() >= self._deadline:
+            self.seats[current[1]].inbox.put_nowait((current[0], None))
+        else:
+            self._deadline_timer = asyncio.get_running_loop().call_at(self._deadline, self._deadline_due)
 
     def _seat_log(self, seat: int) -> FilteringBoundLogger:
         """The match's logger with the seat and the hand in play bound (made when a line is written, not per request)."""
@@ -535,6 +553,9 @@ class MatchSession:
     def _finish(self, status: int, reason: str = "") -> None:
         if self.done.is_set():
             return
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
         m = self.match
         out = m.outcome
         result = pb.MatchResult(match_id=self.match_id, status=status, variant=m.variant.name,  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
-"""A request's deadline reaches the match as a mark in its seat's inbox (one timer per request): the mark of the
-open request plays the default move; a mark left over from an earlier request changes nothing."""
+"""A request's deadline reaches the match as a mark in its seat's inbox, from a timer that serves request after
+request: the mark of the open request plays the default move; a mark left over from an earlier request changes
+nothing; a request due before the timer would fire moves the timer up."""
 
 from __future__ import annotations
 
@@ -75,3 +76,26 @@ def test_the_open_requests_mark_plays_the_default_move() -> None:
 
     timed_out, logged = asyncio.run(go())
     assert timed_out == 1 and logged >= 1
+
+
+def test_a_request_due_sooner_than_the_timer_is_set_for_still_times_out_on_time() -> None:
+    """The timer was set for the first request's minute; the next request has 30 ms (less time, or a spent bank)."""
+    async def go() -> tuple[int, float]:
+        session, conns, task = await _started(per_move_ms=60000)
+        seat = next(i for i, c in enumerate(conns) if c.requests)
+        first = conns[seat].requests[0]
+        session.time = TimeControl(per_move_ms=30, connect_ms=5000)
+        session.deliver(conns[seat], first.request_id, first.legal_actions[0])
+        started = asyncio.get_running_loop().time()
+        for _ in range(400):
+            if sum(sum(s.stats.timed_out.values()) for s in session.seats):
+                break
+            await asyncio.sleep(0.005)
+        waited = asyncio.get_running_loop().time() - started
+        timed_out = sum(sum(s.stats.timed_out.values()) for s in session.seats)
+        session.abort("test over")
+        await asyncio.gather(task, return_exceptions=True)
+        return timed_out, waited
+
+    timed_out, waited = asyncio.run(go())
+    assert timed_out >= 1 and waited < 1.5
