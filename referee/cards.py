@@ -65,6 +65,7 @@ _RANK_TEXT = {Rank.ACE: "A", Rank.TEN: "T", Rank.JACK: "J", Rank.QUEEN: "Q", Ran
 _TEXT_RANK = {"A": Rank.ACE, "T": Rank.TEN, "10": Rank.TEN, "J": Rank.JACK, "Q": Rank.QUEEN, "K": Rank.KING}
 _TEXT_RANK.update({str(n): Rank(n) for n in range(2, 10)})
 _SUIT_TEXT = {Suit.SPADES: "S", Suit.HEARTS: "H", Suit.DIAMONDS: "D", Suit.CLUBS: "C"}
+_CARD_TEXT: dict[int, str] = {}  # by card code (rank and suit)
 _TEXT_SUIT = {v: k for k, v in _SUIT_TEXT.items()}
 
 
@@ -112,9 +113,11 @@ class Card:
         return self.rank is Rank.JOKER
 
     def __str__(self) -> str:
-        if self.rank is Rank.JOKER:
-            return "JK"
-        return _RANK_TEXT.get(self.rank, str(int(self.rank))) + _SUIT_TEXT[self.suit]
+        text = _CARD_TEXT.get(self._code)
+        if text is None:  # each card's text is made once: records and the stdio bridge write cards on every move
+            text = "JK" if self.rank is Rank.JOKER else _RANK_TEXT.get(self.rank, str(int(self.rank))) + _SUIT_TEXT[self.suit]
+            _CARD_TEXT[self._code] = text
+        return text
 
     def __repr__(self) -> str:
         return f"Card({self})"

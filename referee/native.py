@@ -42,6 +42,7 @@ MODULES = (
     "referee.variants.oklahoma",
     "referee.variants.skarney",
     "referee.variants.iceberg",
+    "referee.codec",  # the record lines of every move
     "referee.match",
     "referee.encoded",  # not rules, but pure too: the live path's messages, joined from encoded pieces
 )
