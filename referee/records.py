@@ -1,7 +1,8 @@
 """Append-only match records (JSON lines): options, seed and deck order, every action and event, the result.
 
-Lines are buffered and flushed once per move (``flush``, called by the session after each move's events), not
-once per line: a referee crash loses at most the move in flight, and a move costs one write, not one per line.
+Lines are buffered and flushed once per move (``flush``, called by the session just after the request that
+follows a move has gone out), not once per line: a referee crash loses at most the move in flight, and a move
+costs one write, not one per line.
 They are encoded by orjson (compact, UTF-8, ~10x ``json.dumps``): a record line is written for every move.
 """
 

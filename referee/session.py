@@ -337,6 +337,7 @@ class MatchSession:
     # (encoded, given the time left in ms)
     _deadline = 0.0  # and its deadline (time.monotonic)
     _deadline_timer: asyncio.TimerHandle | None = None  # calls ``_deadline_due``; it outlives a request
+    _unflushed = False  # record lines written since the last flush
     task: asyncio.Task[None] | None = None
 
     def abort(self, reason: str) -> None:
@@ -399,6 +400,8 @@ class MatchSession:
 
     async def _ask(self, seat: int) -> None:
         s = self.seats[seat]
+        if s.conn is None and self._unflushed:
+            self._flush_record()  # before waiting for the seat to come back
         if s.conn is None and not await self._await_reconnect(seat):
             self._dispatch(self.match.forfeit(seat, "disconnected"))
             return
@@ -423,6 +426,9 @@ class MatchSession:
         self._current = (rid, seat, request)
         if s.conn is not None:
             s.conn.send_encoded(request(budget_ms), True)
+        if self._unflushed:  # the last move's record lines, once the request is on its way (its writer runs first)
+            self._unflushed = False
+            asyncio.get_running_loop().call_soon(self._flush_record)
         rejections = 0
         # the deadline comes as a mark in the inbox (``_deadline_due``), from a timer that serves request after request
         timer = self._deadline_timer
@@ -477,6 +483,14 @@ class MatchSession:
                 return
         finally:
             self._current = None
+
+    def _flush_record(self) -> None:
+        """Hand the record's lines to the operating system: a move's lines at once, just after the request that
+        follows the move has gone to its seat, so the write is off the decision's round trip (a referee that
+        crashes loses at most the move in flight)."""
+        self._unflushed = False
+        if self.writer is not None:
+            self.writer.flush()
 
     def _deadline_due(self) -> None:
         """The deadline timer: if the open request's deadline has come, its mark goes to its seat's inbox; if not
@@ -547,8 +561,7 @@ class MatchSession:
                         res = pb.RefereeMessage(hand_result=hr)
                         res.hand_result.seq = len(s.log)
                         s.conn.send(res)
-        if self.writer is not None:
-            self.writer.flush()  # once per move, not per line: the record's writes stay off the hot path
+        self._unflushed = self.writer is not None  # flushed once per move, not per line (``_flush_record``)
 
     def _finish(self, status: int, reason: str = "") -> None:
         if self.done.is_set():
