@@ -11,6 +11,7 @@ import enum
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from referee.errors import InvalidAction
 
@@ -160,12 +161,16 @@ def shuffled(cards: Sequence[Card], seed: int | str) -> list[Card]:
     return out
 
 
-def tally(cards: Iterable[Card]) -> dict[Card, int]:
-    """How many of each card: a ``collections.Counter`` that mypyc compiles (``Counter`` itself is plain Python,
-    and legal-action listing counts a hand on every decision). A card not held is absent: read with ``.get``."""
-    counts: dict[Card, int] = {}
-    for c in cards:
-        counts[c] = counts.get(c, 0) + 1
+_T = TypeVar("_T")
+
+
+def tally(items: Iterable[_T]) -> dict[_T, int]:
+    """How many of each card (or rank), in first-seen order: a ``collections.Counter`` that mypyc compiles
+    (``Counter`` itself is plain Python, and legal-action listing counts a hand on every decision). A card not
+    held is absent: read with ``.get``."""
+    counts: dict[_T, int] = {}
+    for x in items:
+        counts[x] = counts.get(x, 0) + 1
     return counts
 
 

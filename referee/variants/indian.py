@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
+from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, tally
 from referee.errors import IllegalAction, InvalidOption
 from referee.melds import MeldKind, MeldReading, MeldRules, WildOnly, readings
 from referee.variants.base import (
@@ -243,7 +243,7 @@ class _Search:
         self.allow_dead = allow_dead
         naturals = [c for c in cards if c.rank not in wilds]
         self.distinct = sorted(set(naturals), key=lambda c: (c.suit, c.rank))
-        have = _tally(naturals)
+        have = tally(naturals)
         self.counts = tuple(have[c] for c in self.distinct)
         self.pts = tuple(card_points(c, wilds) for c in self.distinct)
         self.at: dict[tuple[Suit, int], int] = {}
@@ -494,18 +494,6 @@ _WINDOWS_OF: dict[Rank, tuple[int, ...]] = {  # the three-card windows (as bit m
 }
 
 
-_T = TypeVar("_T")
-
-
-def _tally(items: Iterable[_T]) -> dict[_T, int]:
-    """How often each item occurs, in first-seen order: ``collections.Counter`` without its cost (it runs as plain
-    Python; this compiles with the rules core, and the meld search counts hands on every decision)."""
-    out: dict[_T, int] = {}
-    for x in items:
-        out[x] = out.get(x, 0) + 1
-    return out
-
-
 def _suit_masks(cards: Iterable[Card]) -> dict[Suit, int]:
     """Per suit, the run positions its cards (printed jokers aside) hold, as a bit mask."""
     masks: dict[Suit, int] = {}
@@ -526,9 +514,9 @@ def _orphans(cards: Sequence[Card], wilds: frozenset[Rank]) -> list[Card]:
     w = sum(c.rank in wilds for c in cards)
     if w >= 2:
         return []
-    have = _tally([c for c in cards if c.rank not in wilds])
+    have = tally([c for c in cards if c.rank not in wilds])
     masks = _suit_masks(have)
-    suits_of_rank = _tally([c.rank for c in have])  # the distinct cards of a rank differ in suit
+    suits_of_rank = tally([c.rank for c in have])  # the distinct cards of a rank differ in suit
     out = []
     for c in have:
         if suits_of_rank[c.rank] - 1 + w >= 2:
