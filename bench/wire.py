@@ -92,21 +92,27 @@ def referee_server(records: str | None) -> Server:
 # ---------------------------------------------------------------- the bare ping-pong
 
 
-async def _pingpong_serve() -> None:
+async def _serve_stream(service: str, method: str, handler: Any, request_deserializer: Any = None) -> None:
+    """A server of one bidi method on 127.0.0.1 (replies are bytes, passed through): prints its address as the
+    ``Server`` line and serves until stopped."""
     import grpc
 
-    async def echo(request_iterator: Any, context: Any) -> Any:
-        async for msg in request_iterator:
-            yield msg
-
-    handler = grpc.method_handlers_generic_handler("bench.Echo", {
-        "PingPong": grpc.stream_stream_rpc_method_handler(echo, request_deserializer=None, response_serializer=None)})
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, {
+        method: grpc.stream_stream_rpc_method_handler(handler, request_deserializer=request_deserializer,
+                                                      response_serializer=None)}),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     print(json.dumps({"address": f"127.0.0.1:{port}"}), flush=True)
     await server.wait_for_termination()
+
+
+async def _pingpong_serve() -> None:
+    async def echo(request_iterator: Any, context: Any) -> Any:
+        async for msg in request_iterator:
+            yield msg
+
+    await _serve_stream("bench.Echo", "PingPong", echo)
 
 
 async def _pingpong_stream(channel: Any, size: int, count: int, lat: list[float]) -> None:
@@ -188,8 +194,6 @@ def canned_requests(matches: int = 2) -> list[bytes]:
 async def _canned_serve(canned: list[bytes], answers: int) -> None:
     """A ``Play`` method that does no referee work: each message from the bot (its Join, then each answer) is
     answered with the next canned write (``canned_requests``), and after ``answers`` answers with a result."""
-    import grpc
-
     from rummy.referee.v1 import referee_pb2 as pb
 
     result = pb.RefereeMessage(match_result=pb.MatchResult(match_id="canned")).SerializeToString()
@@ -200,15 +204,7 @@ async def _canned_serve(canned: list[bytes], answers: int) -> None:
             yield result if k > answers else canned[k % len(canned)]
             k += 1
 
-    handler = grpc.method_handlers_generic_handler("rummy.referee.v1.Referee", {
-        "Play": grpc.stream_stream_rpc_method_handler(play, request_deserializer=pb.PlayerMessage.FromString,
-                                                      response_serializer=None)})
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    print(json.dumps({"address": f"127.0.0.1:{port}"}), flush=True)
-    await server.wait_for_termination()
+    await _serve_stream("rummy.referee.v1.Referee", "Play", play, pb.PlayerMessage.FromString)
 
 
 def protocol_floor(answers: int = 2000) -> dict[str, float]:

@@ -8,28 +8,15 @@ from pathlib import Path
 
 from referee.match import MatchConfig
 from referee.records import read_record
-from referee.session import Connection, MatchSession, TimeControl
-from rummy.referee.v1 import referee_pb2 as pb
-
-
-class _Probe(Connection):
-    """Keeps the decision requests it is sent."""
-
-    def __init__(self) -> None:
-        super().__init__("probe")
-        self.requests: list[pb.DecisionRequest] = []
-
-    def send_encoded(self, data: bytes, urgent: bool) -> None:
-        msg = pb.RefereeMessage.FromString(data)
-        if msg.WhichOneof("body") == "decision":
-            self.requests.append(msg.decision)
+from referee.session import MatchSession, TimeControl
+from tests.probes import RequestProbe
 
 
 def test_a_moves_lines_are_on_disk_once_the_next_request_is_out(tmp_path: Path) -> None:
     async def go() -> list[int]:
         session = MatchSession("m1", MatchConfig("indian", 2, seed="flush"), ["a", "b"], ["", ""],
                                TimeControl(per_move_ms=60000), records_dir=str(tmp_path))
-        probes = [_Probe(), _Probe()]
+        probes = [RequestProbe(), RequestProbe()]
         task = session.task = asyncio.create_task(session.run())
         for seat, probe in enumerate(probes):
             session.attach(seat, probe)

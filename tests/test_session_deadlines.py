@@ -7,27 +7,14 @@ from __future__ import annotations
 import asyncio
 
 from referee.match import MatchConfig
-from referee.session import Connection, MatchSession, TimeControl
-from rummy.referee.v1 import referee_pb2 as pb
+from referee.session import MatchSession, TimeControl
+from tests.probes import RequestProbe
 
 
-class _Inbox(Connection):
-    """A connection that keeps the decision requests it is sent."""
-
-    def __init__(self) -> None:
-        super().__init__("probe")
-        self.requests: list[pb.DecisionRequest] = []
-
-    def send_encoded(self, data: bytes, urgent: bool) -> None:
-        msg = pb.RefereeMessage.FromString(data)
-        if msg.WhichOneof("body") == "decision":
-            self.requests.append(msg.decision)
-
-
-async def _started(per_move_ms: int) -> tuple[MatchSession, list[_Inbox], asyncio.Task[None]]:
+async def _started(per_move_ms: int) -> tuple[MatchSession, list[RequestProbe], asyncio.Task[None]]:
     session = MatchSession("m", MatchConfig("indian", 2, seed="deadlines"), ["a", "b"], ["", ""],
                            TimeControl(per_move_ms=per_move_ms, connect_ms=5000))
-    conns = [_Inbox(), _Inbox()]
+    conns = [RequestProbe(), RequestProbe()]
     task = session.task = asyncio.create_task(session.run())
     for seat, conn in enumerate(conns):
         session.attach(seat, conn)
