@@ -8,7 +8,9 @@ referee does per decision (decode, apply, record, events, view and legal actions
 Match set-up (CreateMatch, both joins, the first request) is measured on its own. The ping-pong server is a
 generic bytes handler in its own process, echoing messages of the size of an average ``DecisionRequest``.
 Like for like, both run on the event loop the referee and the Python SDK run on (``referee.loops``: uvloop
-where installed), and so do the bench's bots and ping-pong client.
+where installed), and so do the bench's bots and ping-pong client. The protocol's floor (``protocol_floor``)
+runs the same bot against a ``Play`` that does no referee work, answering with canned referee messages: what
+a referee that cost nothing would measure.
 
     python -m bench.wire                    # a short run, printed as JSON
 """
