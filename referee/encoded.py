@@ -98,9 +98,10 @@ _ACCEPTED = _number(pb.RefereeMessage, "accepted")
 _EV_TEXT = _number(pb.MatchEvent, "text")
 _ACCEPTED_REQUEST_ID = _tag(_number(pb.ActionAccepted, "request_id"))
 
+# a request's, an event's and an acceptance's match id are each field 1: one encoding serves all three
+assert _number(pb.DecisionRequest, "match_id") == _number(pb.MatchEvent, "match_id") == \
+    _number(pb.ActionAccepted, "match_id")
 _MATCH_IDS: dict[str, bytes] = {}
-_EVENT_MATCH_IDS: dict[str, bytes] = {}
-_ACCEPTED_MATCH_IDS: dict[str, bytes] = {}
 _KINDS: dict[str, bytes] = {}
 _TABLES: dict[tuple[Any, ...], bytes] = {}
 _MELDS: dict[TableMeld, bytes] = {}
@@ -119,14 +120,6 @@ def _memo(memo: dict[Any, bytes], key: Any, make: Any) -> bytes:
 
 def _match_id(match_id: str) -> bytes:
     return _encode(pb.DecisionRequest(match_id=match_id))
-
-
-def _event_match_id(match_id: str) -> bytes:
-    return _encode(pb.MatchEvent(match_id=match_id))
-
-
-def _accepted_match_id(match_id: str) -> bytes:
-    return _encode(pb.ActionAccepted(match_id=match_id))
 
 
 def _kind(kind: str) -> bytes:
@@ -201,7 +194,7 @@ def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, leg
 
 def match_event(e: Event, match_id: str, sequence: int, hand_number: int) -> bytes:
     """``codec.event_to_pb(e, ...)``, encoded (the same bytes: fields in number order, as the library writes)."""
-    parts = [_memo(_EVENT_MATCH_IDS, match_id, _event_match_id), _unsigned(_EV_SEQUENCE, sequence),
+    parts = [_memo(_MATCH_IDS, match_id, _match_id), _unsigned(_EV_SEQUENCE, sequence),
              _memo(_KINDS, e.kind, _kind)]
     if e.seat is not None:  # ``seat`` and ``meld_id`` have presence: 0 is sent
         parts.append(_EV_SEAT + _varint(e.seat))
@@ -225,7 +218,7 @@ def event(event_bytes: bytes, seq: int) -> bytes:
 
 def accepted(match_id: str, request_id: int) -> bytes:
     """A ``RefereeMessage`` saying the answer to ``request_id`` was taken."""
-    return length_delimited(_ACCEPTED, _memo(_ACCEPTED_MATCH_IDS, match_id, _accepted_match_id)
+    return length_delimited(_ACCEPTED, _memo(_MATCH_IDS, match_id, _match_id)
                             + _unsigned(_ACCEPTED_REQUEST_ID, request_id))
 
 

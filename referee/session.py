@@ -400,11 +400,12 @@ class MatchSession:
 
     async def _ask(self, seat: int) -> None:
         s = self.seats[seat]
-        if s.conn is None and self._unflushed:
-            self._flush_record()  # before waiting for the seat to come back
-        if s.conn is None and not await self._await_reconnect(seat):
-            self._dispatch(self.match.forfeit(seat, "disconnected"))
-            return
+        if s.conn is None:
+            if self._unflushed:
+                self._flush_record()  # before waiting for the seat to come back
+            if not await self._await_reconnect(seat):
+                self._dispatch(self.match.forfeit(seat, "disconnected"))
+                return
         rid = self._next_request
         self._next_request += 1
         self.request_seat = {rid: seat}
