@@ -1,4 +1,4 @@
-"""The stdio bridge works as documented: in a tournament config exactly as the README shows it, with a shell/awk
+"""The stdio bridge works as documented: in a tournament config exactly as the README shows it, with a POSIX sh
 bot and a Node bot; it sends seated, decision, rejected and match_result lines that match the schema generated
 from the proto; and an answer it cannot use, or one the referee refuses, is sent back with its reason code,
 counted and shown, never replaced by another move."""
@@ -48,10 +48,10 @@ def test_connection_flags_the_runner_appends_after_the_command_go_to_the_bridge(
         split_command(["node", "bot.js"])
 
 
-def test_a_shell_awk_bot_plays_a_tournament_through_the_bridge_as_the_readme_shows(tmp_path):
+def test_a_posix_sh_bot_plays_a_tournament_through_the_bridge_as_the_readme_shows(tmp_path):
     """``command = ["referee-bridge", "--", "sh", ".../first_legal.sh"]``: the runner's appended flags reach the
-    bridge, not the bot, and every game ends by the rules with no forfeit."""
-    rows = play_gauntlet(tmp_path, "awk", ["referee-bridge", "--", "sh", str(STDIO / "examples" / "first_legal.sh")],
+    bridge, not the bot, and every game ends by the rules with no forfeit and no answer late."""
+    rows = play_gauntlet(tmp_path, "sh", ["referee-bridge", "--", "sh", str(STDIO / "examples" / "first_legal.sh")],
                          games=1, per_move_ms=2000)
     assert len(rows) == 2
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from referee.records import read_record
 from tournaments.config import parse_config
 from tournaments.runner import run_tournament
 from tournaments.store import DB_NAME, Store
@@ -70,7 +71,16 @@ def play_gauntlet(tmp_path: Path, name: str, command: Sequence[str], *, cwd: Pat
     for row in rows:
         assert not row.forfeited, (row.key, row.reason, (out / "bots" / f"{name}-0.log").read_text()[-3000:])
         assert row.ranking, row.reason
+        assert not late_moves(row, name), (row.key, late_moves(row, name)[:3],
+                                           (out / "bots" / f"{name}-0.log").read_text()[-3000:])
     return rows
+
+
+def late_moves(row: Any, name: str) -> list[dict[str, Any]]:
+    """The moves of ``name``'s seats in a game that the referee made for it on a missed deadline."""
+    seats = {i for i, seat_name in enumerate(row.seats) if seat_name == name}
+    return [e for e in read_record(row.record_path)
+            if e["type"] == "action" and e.get("timed_out") and e["seat"] in seats]
 
 
 def wins(rows: Sequence[Any], name: str) -> int:
