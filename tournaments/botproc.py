@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import sys
 import time
@@ -124,6 +125,24 @@ def resolve_command(command: Sequence[str]) -> list[str]:
     if command and command[0] == "referee-bridge":  # the stdio bridge, on the same interpreter
         return [sys.executable, "-m", "rummybot.stdio", *command[1:]]
     return list(command)
+
+
+def cannot_start(spec: BotSpec) -> str | None:
+    """Why ``spec``'s program cannot be started, or None: checked before a tournament begins, so a mistyped
+    path is a config error naming the bot instead of a run of forfeits. A program with a ``/`` is looked for
+    from the bot's working folder (the config file's folder unless ``cwd`` says otherwise), a bare name on the
+    ``PATH`` the bot is given."""
+    program = resolve_command(spec.command)[0]
+    if os.sep not in program:
+        search = spec.env.get("PATH", os.environ.get("PATH", os.defpath))
+        return None if shutil.which(program, path=search) else f"{program!r} is not on the PATH"
+    path = Path(program) if os.path.isabs(program) else (spec.cwd or Path.cwd()) / program
+    if not path.is_file():
+        where = "" if os.path.isabs(program) else f" (a relative path is taken from the bot's cwd, {spec.cwd or Path.cwd()})"
+        return f"no such program: {path}{where}"
+    if not os.access(path, os.X_OK):
+        return f"{path} is not executable (chmod +x, or name its interpreter first)"
+    return None
 
 
 async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], log: TailLog) -> asyncio.subprocess.Process:

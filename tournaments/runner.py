@@ -529,6 +529,12 @@ def run_tournament(
     if continuing.is_continuing(config):
         config = continuing.with_entries(config)
     p = plan(config)
+    if cluster is None and backend is None:  # bots started here (a cluster's workers start their own)
+        from tournaments.botproc import cannot_start
+
+        for i, spec in enumerate(config.bots):
+            if (why := cannot_start(spec)) is not None:
+                raise ConfigError(f"bots[{i}].command", f"bot {spec.name!r} cannot start: {why}")
     out = config.output
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:

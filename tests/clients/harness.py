@@ -28,6 +28,15 @@ CLIENTS = ROOT / "clients"
 PY = sys.executable
 REQUIRED = os.environ.get("RUMMY_REQUIRE_CLIENTS") == "1"
 
+# language -> (built artifact, command that runs its greedy example, toolchain it needs)
+SDKS = {
+    "node": (CLIENTS / "node/dist/examples/greedy.js", ["node"], ["node", "npm"]),
+    "go": (CLIENTS / "go/bin/greedy", [], ["go"]),
+    "java": (CLIENTS / "java/target/rummybot-examples.jar", ["java", "-jar"], ["java", "mvn"]),
+    "rust": (CLIENTS / "rust/target/release/greedy", [], ["cargo"]),
+    "cpp": (CLIENTS / "cpp/build/greedy", [], ["cmake", "g++"]),
+}
+
 
 def require(lang: str, artifact: Path, toolchain: Sequence[str] = ()) -> None:
     """Skip (or, under RUMMY_REQUIRE_CLIENTS=1, fail) when the client's toolchain or build is missing."""

@@ -8,16 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.harness import CLIENTS, assert_rejection_shown, play_gauntlet, play_one_seat, require, wins
-
-# language -> (built artifact, command that runs its greedy example, toolchain it needs)
-SDKS = {
-    "node": (CLIENTS / "node/dist/examples/greedy.js", ["node"], ["node", "npm"]),
-    "go": (CLIENTS / "go/bin/greedy", [], ["go"]),
-    "java": (CLIENTS / "java/target/rummybot-examples.jar", ["java", "-jar"], ["java", "mvn"]),
-    "rust": (CLIENTS / "rust/target/release/greedy", [], ["cargo"]),
-    "cpp": (CLIENTS / "cpp/build/greedy", [], ["cmake", "g++"]),
-}
+from tests.clients.harness import SDKS, assert_rejection_shown, play_gauntlet, play_one_seat, require, wins
 
 
 def _command(lang: str) -> list[str]:

@@ -7,15 +7,11 @@ import os
 import subprocess
 import sys
 
-from tests.clients.harness import CLIENTS, ROOT, _rows, require
-
-ARTIFACTS = {"node": CLIENTS / "node/dist/examples/greedy.js", "go": CLIENTS / "go/bin/greedy",
-             "java": CLIENTS / "java/target/rummybot-examples.jar", "rust": CLIENTS / "rust/target/release/greedy",
-             "cpp": CLIENTS / "cpp/build/greedy"}
+from tests.clients.harness import ROOT, SDKS, _rows, require
 
 
 def test_a_tournament_of_seven_languages_completes_with_ratings_and_no_forfeit(tmp_path):
-    for lang, artifact in ARTIFACTS.items():
+    for lang, (artifact, _, _) in SDKS.items():
         require(lang, artifact)
     cfg = ROOT / "tournaments/examples/many_languages.toml"
     run = subprocess.run([sys.executable, "-m", "tournaments.cli", "run", str(cfg), "--no-progress", "--output",

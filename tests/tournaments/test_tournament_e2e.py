@@ -87,13 +87,14 @@ def test_partnership_games_seat_each_bot_twice_with_two_processes(tmp_path: Path
     assert {p.name for p in (out / "bots").iterdir()} >= {"greedy-0.log", "greedy-1.log", "random-0.log", "random-1.log"}
 
 
-def test_a_bot_that_cannot_start_loses_by_forfeit_on_an_external_referee(tmp_path: Path) -> None:
-    """A command that does not exist: the referee forfeits the seat that never connects; the games end."""
+def test_a_bot_that_dies_at_once_loses_by_forfeit_on_an_external_referee(tmp_path: Path) -> None:
+    """A bot that exits as soon as it starts: the referee forfeits the seat that never connects; the games end.
+    (A program that is not there at all stops the run before it begins: tests/tournaments/test_tournament_health.py.)"""
     from referee.server import EmbeddedReferee
     from referee.session import TimeControl
 
     out = tmp_path / "out"
-    config = _config(out, [_bot("greedy", "rummybot.bots.greedy"), {"name": "broken", "command": ["/no/such/bot"]}])
+    config = _config(out, [_bot("greedy", "rummybot.bots.greedy"), {"name": "broken", "command": [sys.executable, "-c", "import sys; sys.exit(3)"]}])
     ref = EmbeddedReferee(records_dir=tmp_path / "records", default_time=TimeControl(per_move_ms=150, grace_ms=300, connect_ms=1500))
     address = ref.start()
     try:
@@ -104,7 +105,7 @@ def test_a_bot_that_cannot_start_loses_by_forfeit_on_an_external_referee(tmp_pat
     for r in _rows(out):
         broken = r.seats.index("broken")
         assert r.forfeited == (broken,) and r.ranking[-1] == (broken,)
-    assert "cannot start '/no/such/bot'" in (out / "bots" / "broken-0.log").read_text()
+    assert "exited with code 3" in (out / "bots" / "broken-0.log").read_text()
     assert (tmp_path / "records").is_dir()
 
 
