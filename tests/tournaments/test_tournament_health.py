@@ -20,26 +20,30 @@ from tournaments.runner import run_tournament
 PY = sys.executable
 
 
-def test_bots_that_die_are_named_with_their_logs(tmp_path: Path) -> None:
+def _run_cli(tmp_path: Path, second_bot: str, command: list[str], extra: str = "") -> subprocess.CompletedProcess[str]:
+    """Run a one-game tournament of the greedy bot and `second_bot` through the CLI, as a user would."""
     cfg = tmp_path / "t.toml"
     cfg.write_text(f"""
 [tournament]
 variant = "indian"
 games_per_pairing = 1
-seed = "health"
 output = "out"
-time_control = {{ per_move_ms = 500, connect_ms = 1000 }}
-
+{extra}
 [[bots]]
 name = "good"
 command = [{json.dumps(PY)}, "-m", "rummybot.bots.greedy"]
 
 [[bots]]
-name = "typo"
-command = [{json.dumps(PY)}, "{tmp_path / 'no_such_bot.py'}"]
+name = "{second_bot}"
+command = {json.dumps(command)}
 """)
-    run = subprocess.run([PY, "-m", "tournaments.cli", "run", str(cfg), "--no-progress"], capture_output=True,
-                         text=True, timeout=120)
+    return subprocess.run([PY, "-m", "tournaments.cli", "run", str(cfg), "--no-progress"], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_bots_that_die_are_named_with_their_logs(tmp_path: Path) -> None:
+    run = _run_cli(tmp_path, "typo", [PY, str(tmp_path / "no_such_bot.py")],
+                   extra='seed = "health"\ntime_control = { per_move_ms = 500, connect_ms = 1000 }\n')
     assert run.returncode == 0, run.stderr
     lines = {line.split("'")[1]: line for line in run.stderr.splitlines() if line.startswith("warning: bot ")}
     assert set(lines) == {"typo"}, run.stderr
@@ -65,23 +69,7 @@ def test_a_bot_program_that_is_not_there_stops_the_run_before_it_begins(tmp_path
 
 
 def test_the_cli_says_which_bot_cannot_start_and_exits_2(tmp_path: Path) -> None:
-    cfg = tmp_path / "t.toml"
-    cfg.write_text(f"""
-[tournament]
-variant = "indian"
-games_per_pairing = 1
-output = "out"
-
-[[bots]]
-name = "good"
-command = [{json.dumps(PY)}, "-m", "rummybot.bots.greedy"]
-
-[[bots]]
-name = "absent"
-command = ["/no/such/executable"]
-""")
-    run = subprocess.run([PY, "-m", "tournaments.cli", "run", str(cfg), "--no-progress"], capture_output=True,
-                         text=True, timeout=120)
+    run = _run_cli(tmp_path, "absent", ["/no/such/executable"])
     assert run.returncode == 2
     assert "bots[1].command" in run.stderr and "no such program: /no/such/executable" in " ".join(run.stderr.split())
 
