@@ -209,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     w.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 picks one)")
 
     c = sub.add_parser("check-bot", help="run a bot through a battery of matches; exit 1 on any fault",
-                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] -- COMMAND ...")
+                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] [--per-move-ms MS] -- COMMAND ...")
     c.add_argument("--variant", action="append", default=[], help="a variant the bot claims (repeatable; default: all)")
     c.add_argument("--matches", type=int, default=2, help="matches per variant, the bot's seat rotating (default 2)")
     c.add_argument("--hands", type=int, default=2, help="hands per match (default 2)")
@@ -224,10 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command: list[str] = []
     if argv and argv[0] == "check-bot":
-        if "--" not in argv or argv.index("--") == len(argv) - 1:
-            p.error("check-bot needs the bot's command after --, e.g. referee check-bot -- python my_bot.py")
-        split = argv.index("--")
+        split = argv.index("--") if "--" in argv else len(argv)
         argv, command = argv[:split], argv[split + 1:]
+        if not command and not {"-h", "--help"} & set(argv):  # asking for help needs no command
+            p.error("check-bot needs the bot's command after --, e.g. referee check-bot -- python my_bot.py")
     args = p.parse_args(argv)
     if args.command == "check-bot":
         from referee.checkbot import main_check_bot

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from referee.cards import Card, Rank, parse_card, parse_cards
+from referee.cards import Card, Rank, parse_card, parse_cards, tally
+from referee.errors import InvalidAction
 from referee.variants import find
 from referee.variants.base import Evaluation
 
@@ -21,9 +22,17 @@ def parse_groups(text: str) -> list[list[Card]]:
 
 def evaluate(variant: str, options: Mapping[str, str], wild_ranks: Sequence[Rank],
              groups: Sequence[Sequence[Card]], seats: int | None = None) -> Evaluation:
-    """:raises InvalidOption: for an unknown variant or option. Printed jokers are wild where the variant says."""
+    """:raises InvalidOption: for an unknown variant or option. :raises InvalidAction: ``NOT_IN_THE_DECK`` for
+    cards the game's deck cannot hold (a joker in Fortune, a third ace of spades): no hand of the game holds them,
+    so no rule speaks of them. Printed jokers are wild where the variant says."""
     v = find(variant)
-    rules = v.configure(options, seats or v.min_seats)
+    seats = seats or v.min_seats
+    rules = v.configure(options, seats)
+    in_deck = tally(v.deck(rules, seats))
+    for card, given in tally(c for g in groups for c in g).items():
+        if given > in_deck.get(card, 0):
+            raise InvalidAction("NOT_IN_THE_DECK", f"{card}: the {v.name} deck for {seats} seats with these options "
+                                f"({sum(in_deck.values())} cards) holds {in_deck.get(card, 0)}, not {given}")
     return v.evaluate(rules, frozenset(wild_ranks), [tuple(g) for g in groups])
 
 

@@ -71,9 +71,12 @@ def replay_file(path: Path | str) -> dict[str, Any]:
 
 
 def _replay(numbered: Numbered) -> dict[str, Any]:
-    head = next(((n, e) for n, e in numbered if e["type"] == "match"), None)
-    if head is None:
-        raise ReplayMismatch("the record has no match entry")
+    head = next(((n, e) for n, e in numbered if e["type"] not in NOTE_KINDS), None)
+    if head is None:  # nothing but notes, or nothing at all: cut short before its match line (as ``verify`` says)
+        return {"variant": None, "hands": [], "result": None, "complete": False,
+                "last_line": numbered[-1][0] if numbered else 0, "aborted": None}
+    if head[1]["type"] != "match":
+        raise UnreadableRecord(head[0], f"the first entry is a {head[1]['type']} line, not the match line")
     line = head[0]
     try:
         decks = tuple(tuple(parse_cards(" ".join(e["deck"]))) for _, e in numbered if e["type"] == "hand")

@@ -42,6 +42,9 @@ VERSION = "0.1.0"
 JOIN_TIMEOUT_S = 10.0
 REASON_KEY = "rummy-reason"  # trailing metadata carrying the stable reason code
 SEAT_HANDOVER_S = 1.0  # how long a second join on a live seat waits for the first stream to close
+# The most cards (and groups) one Evaluate may send: no variant's game holds more (two packs and four jokers,
+# SKA-1). The variants bound their own hands further where counting one is a search (Indian, IND-1).
+EVALUATE_MAX_CARDS = 108
 # What a starting referee does with the matches its records folder shows unfinished (it was killed mid-match):
 # take them up again (their bots rejoin with their tokens), end them as aborted, or leave the records as they are.
 UNFINISHED_MODES = ("resume", "abort", "leave")
@@ -306,9 +309,17 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.EvaluateResponse:
         try:
+            lim = self.limits
+            check_text("the variant name", request.variant, lim.max_id_length)
+            check_options(request.options, lim)
+            cards = sum(len(g.cards) for g in request.groups)
+            if cards > EVALUATE_MAX_CARDS or len(request.groups) > EVALUATE_MAX_CARDS:
+                raise InvalidOption("LIMIT_EVALUATE_CARDS", f"Evaluate takes at most {EVALUATE_MAX_CARDS} cards in at most "
+                                    f"{EVALUATE_MAX_CARDS} groups, not {cards} in {len(request.groups)} (no game of "
+                                    "these variants has more cards)")
             groups = [codec.cards_from_pb(g.cards) for g in request.groups]
-            if any(r not in Rank._value2member_map_ for r in request.wild_ranks):
-                raise InvalidAction("BAD_RANK", f"not a rank: {list(request.wild_ranks)}")
+            if bad := [r for r in request.wild_ranks if r not in Rank._value2member_map_]:
+                raise InvalidAction("BAD_RANK", f"not a rank: {bad[0]} ({len(bad)} of the wild ranks given are none)")
             result = evaluate(request.variant, dict(request.options), [Rank(r) for r in request.wild_ranks], groups,
                               request.seats or None)
         except RefereeError as exc:

@@ -75,6 +75,29 @@ def test_replay_fails_loudly_when_a_record_does_not_reproduce(tmp_path, capsys):
     assert code == 3 and "does not reproduce" in err
 
 
+def test_replay_calls_a_record_cut_before_its_match_line_incomplete_as_verify_does(tmp_path, capsys):
+    """Without --verify, a record with no match line was "does not reproduce" (exit 3), which names a line that
+    differs; --verify says incomplete (4), or unreadable (5) when the first entry is not the match line."""
+    header = json.dumps({"type": "header", "match_id": "m", "seat_names": ["a", "b"]}) + "\n"
+    for text, code, words in (("", 4, "incomplete:"), (header, 4, "incomplete:"), (header + '{"type": "ma', 4, "incomplete:"),
+                              ('{"type": "hand", "hand": 1}\n', 5, "unreadable: line 1:")):
+        path = tmp_path / "r.jsonl"
+        path.write_text(text)
+        for verify in ([], ["--verify"]):
+            got, _, err = run_cli(capsys, "replay", *verify, str(path))
+            assert got == code and err.startswith(words), (text, verify, err)
+
+
+def test_check_bot_help_needs_no_bot_command(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["check-bot", "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and "--per-move-ms" in out and "-- COMMAND" in out
+    with pytest.raises(SystemExit) as done:
+        main(["check-bot", "--variant", "indian"])
+    assert done.value.code == 2 and "needs the bot's command after --" in capsys.readouterr().err
+
+
 def test_serve_starts_and_answers_list_variants(tmp_path):
     import grpc
 

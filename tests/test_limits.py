@@ -197,6 +197,33 @@ def test_an_overlong_match_id_is_refused_at_once_without_being_echoed(served):
     assert _reason(err.value) == "LIMIT_LENGTH" and len(err.value.details()) < 200
 
 
+def test_evaluate_is_bounded_so_it_never_holds_the_loop_and_never_echoes_client_text(served):
+    """Evaluate is open to anyone: 60 Indian cards took the loop for hours (the least count searches groupings),
+    and an overlong variant name or 100,000 bad wild ranks came back as a message too large for gRPC's metadata,
+    an error with no reason code. Now: no game holds more than 108 cards, and an Indian hand no more than 14."""
+    _, _, stub, _ = served
+    deck = [pb.Card(rank=1 + i % 13, suit=1 + (i // 13) % 4) for i in range(104)]
+    for request, code in ((pb.EvaluateRequest(variant="indian", seats=6, groups=[pb.Group(cards=deck[:60])]),
+                           "HAND_TOO_LARGE"),
+                          (pb.EvaluateRequest(variant="500-rum", groups=[pb.Group(cards=deck * 2)]),
+                           "LIMIT_EVALUATE_CARDS"),
+                          (pb.EvaluateRequest(variant="indian", groups=[pb.Group()] * 1000), "LIMIT_EVALUATE_CARDS"),
+                          (pb.EvaluateRequest(variant="x" * 100_000), "LIMIT_LENGTH"),
+                          (pb.EvaluateRequest(variant="indian", options={"format": "y" * 100_000}), "LIMIT_LENGTH"),
+                          (pb.EvaluateRequest(variant="indian", wild_ranks=[99] * 100_000), "BAD_RANK")):
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Evaluate(request, timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and _reason(err.value) == code, err.value.details()
+        assert len(err.value.details()) < 300 and time.monotonic() - started < 2
+    two = stub.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=deck[:7]),
+                                                                     pb.Group(cards=deck[7:14])]), timeout=5)
+    assert len(two.groups) == 2
+    whole_pile = stub.Evaluate(pb.EvaluateRequest(variant="500-rum", groups=[pb.Group(cards=deck[:52])]), timeout=5)
+    assert len(whole_pile.groups) == 1  # a 500 Rum hand that took a long discard pile is counted
+    assert stub.ListVariants(pb.ListVariantsRequest(), timeout=2).variants
+
+
 def test_live_matches_are_limited_per_client_and_over_all(tmp_path):
     """Past the per-client or the server-wide count of live matches, CreateMatch is RESOURCE_EXHAUSTED."""
     from referee.server import EmbeddedReferee

@@ -10,6 +10,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from referee.cards import parse_cards
+from referee.protocodec import card_to_pb
 from referee.replay import replay_file
 from referee.server import REASON_KEY, EmbeddedReferee
 from referee.session import TimeControl
@@ -336,3 +338,29 @@ def test_evaluate_over_grpc_and_a_bad_wild_rank_is_invalid(stub):
     with pytest.raises(grpc.RpcError) as err:
         stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[99]))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "BAD_RANK" in err.value.details()
+
+
+@pytest.mark.parametrize("variant, options, seats, cards, verdict", [
+    ("fortune", {}, 2, "JK 2S 2H", "NOT_IN_THE_DECK"),  # FOR-1: two packs, no joker
+    ("arlington", {}, 2, "JK 2S 2H", "NOT_IN_THE_DECK"),  # ARL-7 joker = off
+    ("arlington", {"joker": "on"}, 2, "JK 2S 2H", "answered"),
+    ("500-rum", {}, 2, "JK 2S 2H", "NOT_IN_THE_DECK"),  # FH-12 jokers = 0
+    ("500-rum", {"jokers": "1"}, 2, "JK 2S 2H", "answered"),
+    ("iceberg", {}, 2, "AS AS", "NOT_IN_THE_DECK"),  # ICE-1: one pack for 2 or 3
+    ("iceberg", {}, 4, "AS AS", "answered"),
+    ("fortune", {}, 2, "AS AS AS", "NOT_IN_THE_DECK"),  # two packs
+    ("indian", {}, 2, "JK JK 5S", "NOT_IN_THE_DECK"),  # IND-1: one printed joker for 2 players
+    ("indian", {}, 3, "JK JK 5S", "answered"),
+])
+def test_evaluate_refuses_cards_the_games_deck_cannot_hold(stub, variant, options, seats, cards, verdict):
+    """A joker in Fortune was read as a suited joker and failed with an internal card error (compiled: a status
+    with no reason code): a card no hand of the game can hold is refused, naming the deck."""
+    group = pb.Group(cards=[card_to_pb(c) for c in parse_cards(cards)])
+    request = pb.EvaluateRequest(variant=variant, options=options, seats=seats, groups=[group])
+    if verdict == "answered":
+        assert len(stub.Evaluate(request).groups) == 1
+        return
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(request)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and verdict in err.value.details()
+    assert f"{variant} deck for {seats} seats" in err.value.details()

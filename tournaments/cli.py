@@ -68,6 +68,18 @@ def _split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return argv, []
 
 
+def _rerun_command(args: argparse.Namespace) -> str:
+    """The command that goes on with this run's games: ``tournament run CONFIG`` with the options that say where
+    the results are and where the games are played (``ladder add`` stored its bot: a plain run goes on)."""
+    import shlex
+
+    argv = ["tournament", "run", str(args.config)]
+    for flag, value in (("--output", args.output), ("--referee", args.referee), ("--cluster", args.cluster)):
+        if value is not None:
+            argv += [flag, str(value)]
+    return shlex.join(argv)
+
+
 def print_history(db_or_dir: Path, console: Console) -> None:
     """``tournament ratings --history``: one row per rating run, one column per bot (Elo ± 95%)."""
     from rich.table import Table
@@ -149,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import dataclasses
 
     from tournaments.config import ConfigError, load_config
-    from tournaments.runner import plan, run_tournament
+    from tournaments.runner import MatchError, plan, run_tournament
     from tournaments.store import DB_NAME, StoreMismatch
 
     try:
@@ -165,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             env = dict(kv.split("=", 1) for kv in args.env if "=" in kv)
             if len(env) != len(args.env):
                 raise ConfigError("--env", "give NAME=VALUE")
-            entry = add_entry(config, args.name, command, Path.cwd(), env)
+            entry = add_entry(config, args.name, command, Path.cwd(), env, check_program=args.cluster is None)
             console.print(f"added {entry.name} to the ladder; its pool, best first: {', '.join(entry.pool)}", highlight=False)
             label = f"added {entry.name}"
         p = plan(config)
@@ -195,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         err.print(f"[red]config error[/] in {escape(str(args.config))}: {escape(str(exc))}")
         return 2
-    except StoreMismatch as exc:
+    except (StoreMismatch, MatchError) as exc:  # another tournament's results; no referee or scheduler there
         err.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
     console.print(
@@ -220,10 +232,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         finish_report(config.output, console, anchor, anchor_rating, config.ratings.average, args.bootstrap)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"no ratings yet: {escape(str(exc))}")
+    rerun = _rerun_command(args)
     if stats.budget_reached:
-        err.print(f"time budget reached: rerun `tournament run {args.config}` to play the {stats.missing} missing games")
+        err.print(f"time budget reached: rerun `{escape(rerun)}` to play the {stats.missing} missing games")
     if stats.interrupted:
-        err.print(f"interrupted: rerun `tournament run {args.config}` to play the {stats.missing} missing games")
+        err.print(f"interrupted: rerun `{escape(rerun)}` to play the {stats.missing} missing games")
         return 130
     return 1 if stats.stop_reason else 0
 

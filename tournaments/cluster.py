@@ -27,7 +27,7 @@ from typing import Any
 from distributed import Client, WorkerPlugin, get_worker
 
 from tournaments.config import TournamentConfig
-from tournaments.runner import Backend, MatchFn, MatchOutcome, MatchRequest, Plan, grpc_backend, make_logger
+from tournaments.runner import Backend, MatchError, MatchFn, MatchOutcome, MatchRequest, Plan, grpc_backend, make_logger
 
 __all__ = ["PLUGIN", "RefereeOnWorker", "cluster_backend", "cluster_threads", "pin_process", "pin_workers"]
 
@@ -136,7 +136,11 @@ def pin_workers(client: Client) -> dict[str, set[int]]:
 
 def cluster_threads(address: str) -> int:
     """How many matches the cluster at ``address`` plays at once: its workers' threads."""
-    with Client(address, timeout=30) as client:
+    try:
+        client = Client(address, timeout=30)
+    except OSError as exc:  # a scheduler not there: an error to print, not a traceback
+        raise MatchError(f"no Dask scheduler answering at {address}: {exc}") from exc
+    with client:
         workers = client.scheduler_info()["workers"]
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
@@ -146,7 +150,11 @@ def cluster_backend(config: TournamentConfig, address: str, plan: Plan) -> Backe
 
     @contextlib.asynccontextmanager
     async def cm() -> AsyncIterator[MatchFn]:
-        async with Client(address, asynchronous=True, timeout=30) as client:
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                client = await stack.enter_async_context(Client(address, asynchronous=True, timeout=30))
+            except OSError as exc:
+                raise MatchError(f"no Dask scheduler answering at {address}: {exc}") from exc
             await client.register_plugin(RefereeOnWorker(config, plan), name=PLUGIN)
             try:
                 async def match_fn(req: MatchRequest) -> MatchOutcome:

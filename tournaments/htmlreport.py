@@ -153,6 +153,11 @@ def _figure(data: ReportData) -> Figure:
         if not pts:
             continue
         xs, rs, es = zip(*pts, strict=True)
+        if len(xs) == 1:  # one point (a bot just added to a ladder): a line and a band of one point draw nothing
+            right.plot(xs, rs, color=colour_of[name], label=name, lw=2, marker="o")
+            right.errorbar(xs, rs, yerr=[e if math.isfinite(e) else 0 for e in es], fmt="none",
+                           ecolor=colour_of[name], capsize=4, lw=2)
+            continue
         right.plot(xs, rs, color=colour_of[name], label=name, lw=2)
         right.fill_between(xs, [r - e for r, e in zip(rs, es, strict=True)], [r + e for r, e in zip(rs, es, strict=True)],
                            color=colour_of[name], alpha=0.15, lw=0)

@@ -80,10 +80,12 @@ def games(config: TournamentConfig) -> list[Game]:
 
 
 def add_entry(config: TournamentConfig, name: str, command: Sequence[str], cwd: Path,
-              env: Mapping[str, str] | None = None) -> Entry:
-    """Add a bot to the ladder's pool, to be scheduled against the pool as it is rated now.
+              env: Mapping[str, str] | None = None, check_program: bool = True) -> Entry:
+    """Add a bot to the ladder's pool, to be scheduled against the pool as it is rated now. With
+    ``check_program`` (the bots run here, not on a cluster's workers) a program that is not there is refused
+    before the bot is stored: once stored, a bot stays in the ladder, and every run would stop on it.
 
-    :raises ConfigError: when this is no continuing ladder, or the name is taken."""
+    :raises ConfigError: when this is no continuing ladder, the name is taken, or the program is not there."""
     if not is_continuing(config):
         raise ConfigError("tournament.schedule", 'bots are added to a continuing ladder: schedule = "ladder" without a pool')
     if not command:
@@ -96,6 +98,12 @@ def add_entry(config: TournamentConfig, name: str, command: Sequence[str], cwd: 
 
     parse_config({"tournament": {"variant": config.variant, "games_per_pairing": 1},
                   "bots": [{"name": name, "command": list(command)}, {"name": f"{name}-check", "command": ["x"]}]})
+    if check_program:
+        from tournaments.botproc import cannot_start
+
+        why = cannot_start(BotSpec(name, tuple(command), cwd.resolve(), dict(env or {})))
+        if why is not None:
+            raise ConfigError("command", f"bot {name!r} cannot start: {why}; nothing was added")
     with Store(config.output / DB_NAME) as store:
         results = store.results()
         rated = _rated(results)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, tally
-from referee.errors import IllegalAction, InvalidOption
+from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import MeldKind, MeldReading, MeldRules, WildOnly, readings
 from referee.variants.base import (
     Action,
@@ -998,6 +998,9 @@ class IndianRummy:
         if frozenset(wild_ranks) == {Rank.JOKER}:
             wilds = wild_ranks_for(JOKER)
         cards = [c for g in groups for c in g]
+        if len(cards) > HAND_SIZE + 1:  # the least count searches groupings: a bound keeps it quick
+            raise InvalidAction("HAND_TOO_LARGE", f"IND-1: a hand holds {HAND_SIZE} cards, {HAND_SIZE + 1} with the "
+                                f"card drawn; {len(cards)} given")
         verdicts, valid, reason = judge_declaration(groups, wilds)
         best = least_count(cards, wilds)
         seqs = [v for v in verdicts if v.valid and v.kind in _SEQUENCE_KINDS]

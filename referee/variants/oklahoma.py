@@ -700,8 +700,8 @@ class _Oklahoma:
                                                  meld_points(rules, best), exc.message))
                 else:
                     verdicts.append(GroupVerdict(tuple(cards), False, "", False, exc.code, 0, exc.message))
-            except InvalidAction as exc:
-                verdicts.append(GroupVerdict(tuple(cards), False, "", False, exc.code, 0, exc.message))
+            except InvalidAction as unread:  # a name of its own: mypyc types ``exc`` from the first clause
+                verdicts.append(GroupVerdict(tuple(cards), False, "", False, unread.code, 0, unread.message))
         bad = next((v for v in verdicts if not v.valid), None)
         hand_points = sum(in_hand_value(rules, c) for cards in groups for c in cards)
         melded = sum(v.points for v in verdicts if v.valid)

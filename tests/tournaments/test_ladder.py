@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
@@ -14,7 +15,7 @@ from tournament_fakes import FakeReferee, fake_config  # noqa: E402
 
 from tournaments import ladder  # noqa: E402
 from tournaments.cli import main  # noqa: E402
-from tournaments.config import ConfigError  # noqa: E402
+from tournaments.config import ConfigError, load_config  # noqa: E402
 from tournaments.runner import plan, run_tournament, static_backend  # noqa: E402
 from tournaments.store import DB_NAME, Store  # noqa: E402
 
@@ -87,3 +88,37 @@ def test_history_prints_one_row_per_rating_run(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "Rating history (2 rating runs)" in out and "added middle" in out and "start" in out
     assert main(["ratings", str(tmp_path / "nothing"), "--history"]) == 2
+
+
+def test_a_newcomer_whose_program_is_not_there_is_not_added(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ladder add` with a mistyped command is refused before the bot is stored: a stored bot stays in the ladder,
+    so every later run (and adding it again under its name, rightly typed) would be refused."""
+    cfg = tmp_path / "ladder.toml"
+    cfg.write_text('[tournament]\nvariant = "indian"\nseats = 2\nschedule = "ladder"\ngames_per_pairing = 1\n'
+                   'games = 2\noutput = "out"\n[[bots]]\nname = "strong"\ncommand = ["true"]\n'
+                   '[[bots]]\nname = "weak"\ncommand = ["true"]\n', encoding="utf-8")
+    config = load_config(cfg)
+    run_tournament(config, backend=static_backend(FakeReferee()), handle_signals=False)
+    assert main(["ladder", "add", str(cfg), "middle", "--no-progress", "--", "./no-such-bot.sh"]) == 2
+    assert "no-such-bot.sh" in capsys.readouterr().err
+    assert ladder.entries(config) == []
+    with pytest.raises(ConfigError, match="cannot start"):
+        ladder.add_entry(config, "middle", ["./no-such-bot.sh"], tmp_path)
+    assert ladder.add_entry(config, "middle", ["true"], tmp_path).name == "middle"
+
+
+def test_the_report_draws_a_bot_added_in_the_last_rating_run(tmp_path: Path) -> None:
+    """Ratings over time: a newcomer has one point so far (the run that added it); drawn as a line and a band of
+    one point it would be in the legend and nowhere on the chart, so it is a marker with its error bar."""
+    from tournaments.htmlreport import _figure, load_report_data
+
+    config = _ladder(tmp_path)
+    run_tournament(config, backend=static_backend(FakeReferee()), handle_signals=False)  # type: ignore[arg-type]
+    ladder.add_entry(config, "middle", ["true"], tmp_path)  # type: ignore[arg-type]
+    run_tournament(config, backend=static_backend(FakeReferee()), handle_signals=False)  # type: ignore[arg-type]
+    data = load_report_data(tmp_path / "out")
+    assert data.history_source == "stored" and ["middle" in p.ratings for p in data.history] == [False, True]
+    _, over_time = _figure(data).axes
+    (line,) = [ln for ln in over_time.get_lines() if ln.get_label() == "middle"]
+    assert np.asarray(line.get_xydata())[:, 0].tolist() == [20.0] and line.get_marker() not in (None, "None", "", " ")
+    assert len(over_time.containers) == 1  # its error bar; the others have two points and a band

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, build_deck, parse_card, parse_cards, shuffled
-from referee.errors import IllegalAction, InvalidOption
+from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.match import Match, MatchConfig, play_seats
 from referee.testing import cards_named, random_hand, zone_cards
 from referee.variants import find
@@ -410,6 +410,17 @@ def test_IND_8_evaluate_gives_the_reason_a_declaration_is_wrong(arranged, reason
     assert len(result.groups) == len(arranged.split("|"))
     if reason == "VALID":
         assert result.hand_points == 0 and result.melded_points == 0 and all(g.valid for g in result.groups)
+
+
+def test_IND_1_evaluate_counts_a_hand_of_at_most_14_cards():
+    """IND-1: a hand holds 13 cards, 14 with the card drawn; evaluate refuses more (its least count searches the
+    groupings, which grow exponentially with the cards: 46 cards took 30 s)."""
+    rules = V.configure({}, 2)
+    fourteen = parse_cards("AH 2H 3H 4H 5S 6S 7S 9D 9S 9C QS QD QC KC")
+    assert V.evaluate(rules, frozenset({Rank.EIGHT}), [fourteen]).hand_points >= 0
+    with pytest.raises(InvalidAction) as exc:
+        V.evaluate(rules, frozenset({Rank.EIGHT}), [fourteen, parse_cards("2C")])
+    assert exc.value.code == "HAND_TOO_LARGE" and "IND-1" in str(exc.value) and "15 given" in str(exc.value)
 
 
 def test_IND_9_losers_with_two_sequences_count_only_cards_outside_groups():

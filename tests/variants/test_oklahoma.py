@@ -379,6 +379,14 @@ def test_evaluate_reports_validity_kind_points_and_hand_cost() -> None:
     assert arl.groups[0].valid and arl.groups[0].kind == "WILD_SET" and arl.groups[0].points == 75
 
 
+def test_FOR_3_evaluate_calls_an_empty_group_no_meld() -> None:
+    """FOR-3: a meld needs cards. (Compiled, the empty group's verdict was a TypeError: mypyc typed the second
+    ``except`` clause's name from the first.)"""
+    ev = find("fortune").evaluate(FORTUNE, FORTUNE.wilds, [(), parse_cards("5H 6H 7H")])
+    assert (ev.groups[0].valid, ev.groups[0].reason) == (False, "EMPTY_MELD") and ev.groups[1].valid
+    assert ev.declaration_reason == "EMPTY_MELD"
+
+
 # ---------------------------------------------------------------- ARL-1 .. ARL-8
 
 
