@@ -171,10 +171,10 @@ def test_referee_serve_reads_its_admin_token_from_a_file(tmp_path):
 def test_a_message_larger_than_the_limit_is_refused():
     with EmbeddedReferee(limits=ServerLimits(max_message_bytes=2048)) as ref, grpc.insecure_channel(ref.address) as ch:
         s = pb_grpc.RefereeStub(ch)
-        card = pb.Card(rank=pb.RANK_ACE, suit=pb.SUIT_HEARTS)
-        assert s.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=[card] * 3)]))
+        cards = [pb.Card(rank=pb.RANK_ACE, suit=suit) for suit in (pb.SUIT_HEARTS, pb.SUIT_SPADES, pb.SUIT_CLUBS)]
+        assert s.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=cards)]))
         with pytest.raises(grpc.RpcError) as err:
-            s.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=[card] * 3)] * 300))
+            s.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=cards)] * 300))
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
