@@ -28,11 +28,12 @@ def evaluate(variant: str, options: Mapping[str, str], wild_ranks: Sequence[Rank
     v = find(variant)
     seats = seats or v.min_seats
     rules = v.configure(options, seats)
-    in_deck = tally(v.deck(rules, seats))
+    deck = v.deck(rules, seats)
+    in_deck = tally(deck)
     for card, given in tally(c for g in groups for c in g).items():
         if given > in_deck.get(card, 0):
             raise InvalidAction("NOT_IN_THE_DECK", f"{card}: the {v.name} deck for {seats} seats with these options "
-                                f"({sum(in_deck.values())} cards) holds {in_deck.get(card, 0)}, not {given}")
+                                f"({len(deck)} cards) holds {in_deck.get(card, 0)}, not {given}")
     return v.evaluate(rules, frozenset(wild_ranks), [tuple(g) for g in groups])
 
 
