@@ -48,7 +48,20 @@ class ServerLimits:
     max_stacked_decks: int = _limit(1000, "stacked decks in one CreateMatch")
     max_deck_cards: int = _limit(512, "cards in one stacked deck")
     max_message_bytes: int = _limit(4 * 2**20, "bytes of one message a client sends (larger ones are refused by gRPC)")
-    max_client_streams: int = _limit(1024, "long-lived calls (Play, Watch, GetResult with wait) open from one client address")
+    max_client_streams: int = _limit(1024, "long-lived calls with no credential (Watch, GetResult with wait but no admin "
+                                     "token, Play by an unknown bot token) open from one client address")
+    max_joining: int = _limit(1024, "Play streams that have not yet sent their Join, over all clients; past it the oldest "
+                              "is closed")
+    max_unclaimed_streams: int = _limit(64, "Play streams by bot tokens no match names and no admin minted (a server "
+                                        "with no admin token), over all clients")
+    max_match_watchers: int = _limit(64, "Watch streams on one match")
+    max_watchers: int = _limit(1024, "Watch streams over all matches")
+    max_watch_queue: int = _limit(4096, "events waiting for one Watch stream; a slower reader is dropped (WATCH_TOO_SLOW)")
+    max_outbox_bytes: int = _limit(8 * 2**20, "bytes waiting for one Play stream; a client that reads slower is dropped "
+                                   "(SLOW_READER) and may rejoin")
+    idle_connection_s: int = _limit(300, "seconds a connection with no call open is kept")
+    keepalive_s: int = _limit(30, "seconds between keepalive pings on a quiet connection; a peer that does not answer "
+                              "within 20 s is dropped")
     max_finished_kept: int = _limit(10_000, "finished matches kept in memory for GetResult; older ones are forgotten "
                                     "(their records stay)")
 

@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from referee import loops
 from referee import protocodec as codec
 from referee.cards import Rank
+from referee.credentials import is_minted
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.evaluate import evaluate
 from referee.limits import DEFAULT_LIMITS, LimitExceeded, ServerLimits, check_options, check_range, check_text, shown
@@ -30,7 +31,7 @@ from referee.match import MatchConfig
 from referee.resume import RESTARTED, Unresumable, mark_aborted, recover, token_digest, unfinished_records
 from referee.search.service import SERVICE_NAME as SEARCH_SERVICE
 from referee.search.service import add_search_service
-from referee.session import DEFAULT_TIME, OUTBOX_LIMIT, Connection, MatchSession, TimeControl
+from referee.session import DEFAULT_TIME, OUTBOX_LIMIT, Connection, MatchSession, TimeControl, Watcher
 from referee.variants import all_variants, find
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
@@ -40,6 +41,7 @@ __all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "
 
 VERSION = "0.1.0"
 JOIN_TIMEOUT_S = 10.0
+HANDSHAKE_S = 10.0  # a connection's TLS handshake and HTTP/2 preface must be done by then
 REASON_KEY = "rummy-reason"  # trailing metadata carrying the stable reason code
 SEAT_HANDOVER_S = 1.0  # how long a second join on a live seat waits for the first stream to close
 # The most cards (and groups) one Evaluate may send: no variant's game holds more (two packs and four jokers,
@@ -73,7 +75,11 @@ class RefereeService(pb_grpc.RefereeServicer):
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None) -> None:
         self.records_dir = records_dir
         self._admin_token = admin_token.encode() if admin_token else None  # None: admin calls are open
-        self.streams: Counter[str] = Counter()  # client address -> long-lived calls open
+        self.streams: Counter[str] = Counter()  # client address -> long-lived calls with no credential open
+        self.joining: dict[asyncio.Future[None], None] = {}  # Play streams yet to Join, oldest first (evicted first)
+        self.unclaimed: set[Connection] = set()  # Play streams by bot tokens nothing names (an open server)
+        self.named: Counter[str] = Counter()  # bot token -> live matches naming it
+        self.watching = 0  # Watch streams open
         self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
@@ -86,6 +92,29 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.tasks: set[asyncio.Task[None]] = set()  # the running matches
         self.live_by_client: Counter[str] = Counter()  # running matches per creating client (the per-client limit)
         self.log = get_logger(component="server")
+
+    def _is_admin(self, context: grpc.aio.ServicerContext) -> bool:
+        """The call carries this server's admin token (a server with none has no admin)."""
+        if self._admin_token is None:
+            return False
+        given = next((v for k, v in context.invocation_metadata() or () if k == "authorization"), None)
+        text = given if isinstance(given, str) else bytes(given or b"").decode("utf-8", "replace")
+        scheme, _, token = text.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self._admin_token)
+
+    def bot_token_known(self, token: str) -> bool:
+        """A bot token this server has reason to seat: a match names it, or its admin minted it
+        (``referee.credentials``). Anything else is a stranger's invention."""
+        if token in self.named or token in self.waiting or token_digest(token) in self.waiting_digest:
+            return True
+        return self._admin_token is not None and is_minted(self._admin_token.decode(), token)
+
+    def _claim(self, conn: Connection) -> None:
+        """A match names this unclaimed stream's bot token: it leaves the anonymous budget."""
+        if conn.unclaimed:
+            self._close_stream(conn.unclaimed)
+            conn.unclaimed = ""
+            self.unclaimed.discard(conn)
 
     async def _require_admin(self, context: grpc.aio.ServicerContext) -> None:
         """Admin calls (CreateMatch, AbortMatch) need ``authorization: Bearer TOKEN`` when the server has a token."""
@@ -215,8 +244,10 @@ class RefereeService(pb_grpc.RefereeServicer):
         for seat, token in enumerate(tokens):
             if not token:
                 continue
+            self.named[token] += 1
             conn = self.bots.get(token)
             if conn is not None and not conn.closed:
+                self._claim(conn)
                 session.attach(seat, conn)
             else:
                 self.waiting.setdefault(token, []).append((session, seat))
@@ -226,6 +257,11 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     def _finished(self, session: MatchSession) -> None:
         self.finished.append(session.match_id)
+        for seat in session.seats:
+            if seat.bot_token and self.named[seat.bot_token] > 0:
+                self.named[seat.bot_token] -= 1
+                if self.named[seat.bot_token] <= 0:
+                    del self.named[seat.bot_token]
         for waiting in (self.waiting, self.waiting_digest):
             for token, seats in list(waiting.items()):
                 if left := [(s, i) for s, i in seats if s is not session]:
@@ -289,11 +325,14 @@ class RefereeService(pb_grpc.RefereeServicer):
     async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
         session = await self._session(request.match_id, context)
         if request.wait and not session.done.is_set():
-            client = await self._open_stream(context)
-            try:
+            if self._is_admin(context):  # the runner's and the admin's waits never compete with bots' budgets
                 await session.done.wait()
-            finally:
-                self._close_stream(client)
+            else:
+                client = await self._open_stream(context)
+                try:
+                    await session.done.wait()
+                finally:
+                    self._close_stream(client)
         if session.result is not None:
             return session.result
         return pb.MatchResult(match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
@@ -330,43 +369,95 @@ class RefereeService(pb_grpc.RefereeServicer):
     # ------------------------------------------------------------ streams
 
     async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchEvent]:
+        """A spectator's stream of the match's public events, encoded once per event for every watcher; bounded per
+        match, over all matches and per client, and a watcher that falls behind is dropped (``WATCH_TOO_SLOW``)."""
         session = await self._session(request.match_id, context)
         if session.done.is_set():
             return
-        client = await self._open_stream(context)
-        queue: asyncio.Queue[pb.MatchEvent | None] = asyncio.Queue()
-        session.watchers.append(queue)
+        lim = self.limits
+        if len(session.watchers) >= lim.max_match_watchers:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_MATCH_WATCHERS",
+                         f"this match has {lim.max_match_watchers} watchers, the most one match may have")
+        if self.watching >= lim.max_watchers:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_WATCHERS",
+                         f"this server has {lim.max_watchers} watchers, the most it takes; try again later")
+        client = "" if self._is_admin(context) else await self._open_stream(context)
+        watcher = Watcher(lim.max_watch_queue)
+        session.watchers.append(watcher)
+        self.watching += 1
         try:
-            while (event := await queue.get()) is not None:
-                yield event
+            async for frame in watcher.frames():
+                yield frame  # type: ignore[misc]  # encoded: Watch's serializer passes bytes through
         finally:
-            session.watchers.remove(queue)
-            self._close_stream(client)
+            session.watchers.remove(watcher)
+            self.watching -= 1
+            if client:
+                self._close_stream(client)
+        if watcher.dropped:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCH_TOO_SLOW",
+                         f"this watcher fell {lim.max_watch_queue} events behind the match and was dropped")
 
     async def Play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
                    ) -> AsyncIterator[bytes]:
-        """A bot's stream: its Join, then its answers; the referee's messages go out encoded (``Connection``)."""
-        client = await self._open_stream(context)
+        """A bot's stream: its Join, then its answers; the referee's messages go out encoded (``Connection``).
+
+        Budgets go by credential, not by address (every bot on one host shares an address): a seat token holds its
+        seat's one stream, a bot token a match names or the admin minted holds its one stream (a new one replaces
+        it); streams yet to Join share ``max_joining`` (the oldest is closed first), and on a server with no admin
+        token, bot tokens nothing names share ``max_unclaimed_streams`` and their address's budget."""
+        conn: Connection | None = None
         stream = self._play(request_iterator, context)
         try:
             async for msg in stream:
+                if isinstance(msg, Connection):
+                    conn = msg
+                    continue
                 yield msg
         finally:
             await stream.aclose()  # at once: a seat is free to rejoin as soon as its stream is gone
-            self._close_stream(client)
+            if conn is not None:
+                self._claim(conn)
+        if conn is not None and conn.dropped:
+            code, _, message = conn.dropped.partition(": ")
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, code, message)
+
+    async def _first_message(self, request_iterator: AsyncIterator[pb.PlayerMessage]) -> pb.PlayerMessage | str:
+        """The stream's first message, or why there is none: it did not come within ``JOIN_TIMEOUT_S``, or newer
+        streams needed its place (``max_joining``)."""
+        evicted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        while len(self.joining) >= self.limits.max_joining:
+            oldest = next(iter(self.joining))
+            del self.joining[oldest]
+            oldest.set_result(None)
+        self.joining[evicted] = None
+        first = asyncio.ensure_future(anext(request_iterator))
+        try:
+            await asyncio.wait((first, evicted), timeout=JOIN_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.joining.pop(evicted, None)
+        if not first.done():
+            first.cancel()
+            return "evicted" if evicted.done() else "timeout"
+        if first.exception() is not None:
+            return "ended"
+        return first.result()
 
     async def _play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
-                    ) -> AsyncGenerator[bytes, None]:
-        try:
-            first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT_S)
-        except (TimeoutError, StopAsyncIteration):
+                    ) -> AsyncGenerator[bytes | Connection, None]:
+        first = await self._first_message(request_iterator)
+        if first == "evicted":
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_JOINING",
+                         f"{self.limits.max_joining} newer streams were waiting to join: send the Join at once")
+            return
+        if isinstance(first, str):
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "NO_JOIN", "the first message must be a Join")
             return
         if first.WhichOneof("body") != "join":
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "NO_JOIN", "the first message must be a Join")
             return
         join = first.join
-        conn = Connection(join.bot_name or "bot", batch=join.batch)
+        conn = Connection(join.bot_name or "bot", batch=join.batch, max_bytes=self.limits.max_outbox_bytes)
+        yield conn  # to Play, which lets its budget go with the stream and says why the referee dropped it
         cred = join.WhichOneof("credential")
         if len(join.bot_name) > self.limits.max_name_length or len(join.sdk) > self.limits.max_name_length or \
                 len(join.bot_token) > self.limits.max_id_length or len(join.seat.token) > self.limits.max_id_length:
@@ -401,6 +492,19 @@ class RefereeService(pb_grpc.RefereeServicer):
             session.seats[seat].token = session.seats[seat].token or join.seat.token
             session.attach(seat, conn, resume.get(session.match_id, resume.get("")))
         elif cred == "bot_token" and join.bot_token:
+            if not self.bot_token_known(join.bot_token):
+                if self._admin_token is not None:
+                    await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "BOT_TOKEN_UNKNOWN",
+                                 "no match names this bot token and this server's admin did not mint it "
+                                 "(referee.credentials.mint_bot_token); ask the referee's operator for one")
+                    return
+                if len(self.unclaimed) >= self.limits.max_unclaimed_streams:
+                    await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_UNCLAIMED_STREAMS",
+                                 f"{self.limits.max_unclaimed_streams} streams wait with bot tokens no match names, the "
+                                 "most this server takes; join once a match names yours")
+                    return
+                conn.unclaimed = await self._open_stream(context)
+                self.unclaimed.add(conn)
             old = self.bots.get(join.bot_token)
             if old is not None and not old.closed:
                 old.close()
@@ -476,6 +580,53 @@ def server_credentials(cert_file: str | Path, key_file: str | Path, client_ca_fi
                                        root_certificates=ca, require_client_auth=ca is not None)
 
 
+def server_options(limits: ServerLimits) -> list[tuple[str, int]]:
+    """gRPC channel options that bound what a connection may hold: connections with no call open are closed after
+    ``idle_connection_s``, a connection that has not finished its handshake (or its HTTP/2 preface) after
+    ``HANDSHAKE_S``, and keepalive pings find dead peers (a bot whose machine vanished frees its seat's stream)."""
+    return [
+        ("grpc.max_receive_message_length", limits.max_message_bytes),
+        ("grpc.max_connection_idle_ms", limits.idle_connection_s * 1000),
+        ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_S * 1000)),
+        ("grpc.keepalive_time_ms", limits.keepalive_s * 1000),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),  # clients may ping every 5 s (SDKs' keepalive)
+        ("grpc.max_concurrent_streams", 1024),  # per connection
+    ]
+
+
+def descriptors_needed(limits: ServerLimits) -> int:
+    """File descriptors the configured limits can take at once: a connection per seat of every live match (up to
+    four seats), every watcher and stream waiting to join on its own connection, and some to spare (records are
+    opened only to write)."""
+    return 4 * limits.max_live_matches + limits.max_watchers + limits.max_joining + limits.max_unclaimed_streams + 256
+
+
+def descriptor_budget(limits: ServerLimits) -> int:
+    """Raise the soft limit on open files to the hard one, and warn when even that is below what ``limits`` can
+    need: past it, new connections and records fail with 'Too many open files'. :returns: the limit in force."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX: nothing to budget
+        return -1
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        want = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    need = descriptors_needed(limits)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        get_logger(component="server").warning(
+            "descriptor_limit_low", limit=soft, needed=need,
+            hint="raise `ulimit -n`, or lower --max-live-matches / --max-watchers / --max-joining")
+    return soft
+
+
 def _client(context: grpc.aio.ServicerContext) -> str:
     """The client's address without its port (``ipv4:127.0.0.1``): the unit of per-client limits."""
     peer = context.peer() or ""
@@ -489,7 +640,8 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service.
     ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only;
     ``unfinished``: what to do with unfinished records in ``records_dir`` before serving (``UNFINISHED_MODES``)."""
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", limits.max_message_bytes)])
+    server = grpc.aio.server(options=server_options(limits))
+    descriptor_budget(limits)
     service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
     service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
     add_referee_service(service, server)
@@ -525,7 +677,8 @@ def add_referee_service(service: RefereeService, server: grpc.aio.Server) -> Non
     encoded (``referee.encoded``), so gRPC is given no serializer for them (as for raw bytes)."""
     got = _Registration()
     pb_grpc.add_RefereeServicer_to_server(service, got)
-    handlers = {**got.handlers, "Play": got.handlers["Play"]._replace(response_serializer=None)}
+    handlers = {**got.handlers, "Play": got.handlers["Play"]._replace(response_serializer=None),
+                "Watch": got.handlers["Watch"]._replace(response_serializer=None)}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(got.service, handlers),))
     server.add_registered_method_handlers(got.service, handlers)
 

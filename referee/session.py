@@ -11,7 +11,7 @@ import asyncio
 import secrets
 import time
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 
@@ -50,11 +50,16 @@ RESTART_REQUESTS = 2**32  # request ids after the n-th restart start at n * 2**3
 class Connection:
     """One Play stream: the messages waiting to be written (encoded: ``referee.encoded``) and the seats it holds."""
 
-    def __init__(self, name: str = "", bot_token: str = "", batch: bool = False) -> None:
+    def __init__(self, name: str = "", bot_token: str = "", batch: bool = False,
+                 max_bytes: int = DEFAULT_LIMITS.max_outbox_bytes) -> None:
         self.name = name
         self.bot_token = bot_token
         self.batch = batch  # the client reads RefereeMessage.batch (Join.batch)
         self.closed = False
+        self.max_bytes = max_bytes  # what may wait for the client to read; past it the connection is dropped
+        self.dropped = ""  # why the referee dropped the connection ("" while it did not)
+        self.unclaimed = ""  # the client address whose budget holds this stream (a bot token no match has named yet)
+        self._waiting_bytes = 0
         self.seats: set[tuple[str, int]] = set()
         self._waiting: list[bytes] = []  # encoded RefereeMessages
         self._due = False  # what waits must go now (something urgent, the hold is over, or the stream closes)
@@ -72,6 +77,11 @@ class Connection:
     def send_encoded(self, data: bytes, urgent: bool) -> None:
         """An encoded ``RefereeMessage``; ``urgent``: it asks something of the client (``_URGENT``)."""
         if self.closed:
+            return
+        self._waiting_bytes += len(data)
+        if self._waiting_bytes > self.max_bytes:  # a client that does not read: its backlog is not the referee's to keep
+            self.drop("SLOW_READER", f"more than {self.max_bytes} bytes were waiting for this stream to read them; "
+                      "rejoin (Join.resume names the last seq handled) and read as they come")
             return
         if urgent or not self.batch:
             self._waiting.append(data)
@@ -95,6 +105,14 @@ class Connection:
             self._wake()
         else:
             self._hold = asyncio.get_running_loop().call_at(due, self._hold_over)
+
+    def drop(self, code: str, message: str) -> None:
+        """Close the connection for something it did; the stream then ends with ``code`` (``RESOURCE_EXHAUSTED``)."""
+        if not self.closed:
+            self.dropped = f"{code}: {message}"
+            self._waiting.clear()
+            self._waiting_bytes = 0
+            self.close()
 
     def close(self) -> None:
         if not self.closed:
@@ -127,6 +145,7 @@ class Connection:
                 self._writer = None
             self._due = False
             ready, self._waiting = self._waiting, []
+            self._waiting_bytes = 0
             if self.batch and len(ready) > 1:
                 yield encoded.batch(ready)
             else:
@@ -138,6 +157,46 @@ class Connection:
 
 HOLD_S = 0.025  # how long a batching client's non-urgent messages (events, acceptances) may wait for company
 _URGENT = frozenset({"decision", "rejected", "welcome", "match_result"})  # sent at once, with what waits before them
+STALL_S = 0.025  # a deadline timer this late means the referee itself fell behind: that time is not the bot's
+RESEND_SLICE = 256  # a rejoin's missed events go out this many at a time, the loop free between slices
+
+
+class Watcher:
+    """One Watch stream's queue: the public events, encoded once per event and shared by every watcher, waiting for
+    the stream to write them. Bounded: a watcher that falls ``limit`` events behind is dropped, so a slow spectator
+    costs the referee no more than that."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: deque[bytes | None] = deque()
+        self.dropped = False
+        self._ready = asyncio.Event()
+
+    def push(self, item: bytes | None) -> None:
+        if self.dropped:
+            return
+        if item is not None and len(self.items) >= self.limit:
+            self.dropped = True
+            self.items.clear()
+            self.items.append(None)
+        else:
+            self.items.append(item)
+        self._ready.set()
+
+    async def next(self) -> bytes | None:
+        """The next encoded ``MatchEvent``; None once the match has ended or the watcher was dropped."""
+        while not self.items:
+            self._ready.clear()
+            await self._ready.wait()
+        item = self.items.popleft()
+        if item is None:
+            self.items.appendleft(None)  # the end stays the end
+        return item
+
+    async def frames(self) -> AsyncIterator[bytes]:
+        """The encoded ``MatchEvent``s, in order, until the match ends or the watcher is dropped."""
+        while (item := await self.next()) is not None:
+            yield item
 
 
 @dataclass
@@ -165,6 +224,8 @@ class _Seat:
     bot_token_hash: str = ""
     log: array[int] = field(default_factory=lambda: array("I"))  # the seat's events, by dispatch index: seq = i + 1
     dropped_at: float | None = None  # when its stream went (the grace period runs from here)
+    resending: asyncio.Task[None] | None = None  # a rejoin's missed events going out: new ones wait behind them
+    resent: int = 0  # and how far they have gone (seq)
 
 
 class _Recorder:
@@ -208,7 +269,7 @@ class MatchSession:
         self.client = client  # the address that created it (per-client limits)
         self._record = _Recorder()
         self.status: int = pb.MATCH_STATUS_WAITING
-        self.watchers: list[asyncio.Queue[pb.MatchEvent | None]] = []
+        self.watchers: list[Watcher] = []
         self.done = asyncio.Event()
         self.sequence = 0
         self._sent: list[tuple[Event, int]] = []  # every event dispatched, with its hand: what a rejoin resends
@@ -283,16 +344,27 @@ class MatchSession:
             match_id=self.match_id, seat=seat, variant=m.variant.name, options=dict(m.config.options),
             seats=m.config.seats, teams=list(m.teams), time_control=tc, last_seq=len(s.log))))
         self.log.info("seat_attached", seat=seat, name=s.name, last_seq=last_seq, seq=len(s.log))
-        if last_seq is not None:
-            self._resend(seat, conn, last_seq)
+        if s.resending is not None:
+            s.resending.cancel()
+            s.resending = None
+        if last_seq is not None and last_seq < len(s.log):
+            if len(s.log) - last_seq <= RESEND_SLICE:
+                self._resend(seat, conn, last_seq, len(s.log))
+            else:  # a long backlog goes out in slices, as the client reads it (``_resend_slices``)
+                s.resent = last_seq
+                s.resending = asyncio.get_running_loop().create_task(self._resend_slices(seat, conn, last_seq))
+                return
+        self._send_current(seat, conn)
+
+    def _send_current(self, seat: int, conn: Connection) -> None:
+        """The pending request again, if it is this seat's, as it was, with the time left now."""
         if self._current is not None and self._current[1] == seat:
-            # the pending request again, as it was, with the time left now
             conn.send_encoded(self._current[2](int((self._deadline - time.monotonic()) * 1000)), True)
 
-    def _resend(self, seat: int, conn: Connection, last_seq: int) -> None:
-        """The seat's events after seq ``last_seq``, each with the HandResult that followed it."""
+    def _resend(self, seat: int, conn: Connection, start: int, stop: int) -> None:
+        """The seat's events from seq ``start + 1`` to ``stop``, each with the HandResult that followed it."""
         log = self.seats[seat].log
-        for n in range(max(0, last_seq), len(log)):
+        for n in range(max(0, start), stop):
             i = log[n]
             event, hand = self._sent[i]
             msg = pb.RefereeMessage(event=codec.event_to_pb(event, self.match_id, i + 1, hand))
@@ -304,10 +376,34 @@ class MatchSession:
                 out.hand_result.seq = n + 1
                 conn.send(out)
 
+    async def _resend_slices(self, seat: int, conn: Connection, last_seq: int) -> None:
+        """A rejoin's missed events, ``RESEND_SLICE`` at a time, each slice once the client has read the one before:
+        a backlog of tens of thousands of events never holds the loop nor piles up in memory. Events dispatched
+        meanwhile join the backlog (``_dispatch`` sends nothing to a seat that is catching up); the pending request
+        goes last."""
+        s = self.seats[seat]
+        sent = last_seq
+        try:
+            while sent < len(s.log) and not conn.closed:
+                stop = min(len(s.log), sent + RESEND_SLICE)
+                self._resend(seat, conn, sent, stop)
+                sent = s.resent = stop
+                while conn.waiting() > 0 and not conn.closed:
+                    await asyncio.sleep(0.002)
+            if not conn.closed:
+                s.resending = None
+                self._send_current(seat, conn)
+        finally:
+            if s.resending is asyncio.current_task():
+                s.resending = None
+
     def detach(self, conn: Connection) -> None:
         for seat, s in enumerate(self.seats):
             if s.conn is conn:
                 s.conn = None
+                if s.resending is not None:
+                    s.resending.cancel()
+                    s.resending = None
                 s.dropped_at = time.monotonic()
                 s.attached.clear()
                 s.inbox.put_nowait(None)
@@ -337,6 +433,8 @@ class MatchSession:
     # (encoded, given the time left in ms)
     _deadline = 0.0  # and its deadline (time.monotonic)
     _deadline_timer: asyncio.TimerHandle | None = None  # calls ``_deadline_due``; it outlives a request
+    _timer_at = 0.0  # when that timer is due
+    _stalled = 0.0  # how long the referee fell behind during the open request (added to its deadline)
     _unflushed = False  # record lines written since the last flush
     task: asyncio.Task[None] | None = None
 
@@ -425,7 +523,8 @@ class MatchSession:
         phase = d.phase.name
         s.stats.asked[phase] += 1
         self._current = (rid, seat, request)
-        if s.conn is not None:
+        self._stalled = 0.0
+        if s.conn is not None and s.resending is None:  # (a seat catching up is sent it after its backlog)
             s.conn.send_encoded(request(budget_ms), True)
         if self._unflushed:  # the last move's record lines, once the request is on its way (its writer runs first)
             self._unflushed = False
@@ -436,10 +535,10 @@ class MatchSession:
         if timer is None or timer.when() > deadline:  # none yet, or set for a later deadline than this one
             if timer is not None:
                 timer.cancel()
-            self._deadline_timer = asyncio.get_running_loop().call_at(deadline, self._deadline_due)
+            self._arm(deadline)
         try:
             while True:
-                item = await s.inbox.get() if deadline > time.monotonic() else (rid, None)
+                item = await s.inbox.get()  # an answer, or the deadline's mark (the timer always comes)
                 if item is None:  # the connection dropped, or the seat resigned
                     if self.match.on_autopilot(seat):
                         return
@@ -474,7 +573,7 @@ class MatchSession:
                         self._dispatch(self.match.timeout(seat))
                         return
                     continue
-                used_ms = int((time.monotonic() - started) * 1000)
+                used_ms = int((time.monotonic() - started - self._stalled) * 1000)  # the referee's stalls are not the bot's
                 s.stats.accepted[phase] += 1
                 if used_ms > self.time.per_move_ms:
                     s.bank_left_ms = max(0, s.bank_left_ms - (used_ms - self.time.per_move_ms))
@@ -498,14 +597,25 @@ class MatchSession:
         (it was answered, and a later one is open), the timer waits on for that one. Made once and kept, not once
         per request: most requests are answered in a small part of a move's time, so it fires about once per
         move's time instead of being made and cancelled for every decision."""
+        late = time.monotonic() - self._timer_at
         self._deadline_timer = None
         current = self._current
         if current is None or self.done.is_set():
             return  # between requests: the next one sets a timer again
+        if late > STALL_S:  # the loop could not run this timer (nor read the seat's answer) for at least that long:
+            # the seat gets that time again from now, so an answer that came meanwhile is read before its deadline
+            self._deadline = time.monotonic() + late
+            self._stalled += late
+            self.log.warning("referee_stalled", seconds=round(late, 3), request_id=current[0], seat=current[1])
         if time.monotonic() >= self._deadline:
             self.seats[current[1]].inbox.put_nowait((current[0], None))
         else:
-            self._deadline_timer = asyncio.get_running_loop().call_at(self._deadline, self._deadline_due)
+            self._arm(self._deadline)
+
+    def _arm(self, when: float) -> None:
+        """Set the deadline timer for ``when`` (remembered, to see how late it runs)."""
+        self._timer_at = when
+        self._deadline_timer = asyncio.get_running_loop().call_at(when, self._deadline_due)
 
     def _seat_log(self, seat: int) -> FilteringBoundLogger:
         """The match's logger with the seat and the hand in play bound (made when a line is written, not per request)."""
@@ -547,18 +657,17 @@ class MatchSession:
             for seat, s in enumerate(self.seats):
                 if e.visible_to(seat):
                     s.log.append(self.sequence - 1)
-                    if s.conn is not None:  # seq, per seat: what a rejoin names to be sent what it missed
+                    if s.conn is not None and s.resending is None:  # seq, per seat: what a rejoin names
                         s.conn.send_encoded(encoded.event(msg_bytes, len(s.log)), False)
-            if e.public and self.watchers:
-                msg = pb.MatchEvent.FromString(msg_bytes)
+            if e.public:
                 for w in self.watchers:
-                    w.put_nowait(msg)
+                    w.push(msg_bytes)
             if e.kind == "HAND_ENDED":
                 g = self.match.game
                 hr = codec.hand_result_to_pb(g.history[-1], self.match_id, g.hands_played, g.totals)
                 self._hand_results[self.sequence] = hr
                 for s in self.seats:
-                    if s.conn is not None:
+                    if s.conn is not None and s.resending is None:
                         res = pb.RefereeMessage(hand_result=hr)
                         res.hand_result.seq = len(s.log)
                         s.conn.send(res)
@@ -586,11 +695,16 @@ class MatchSession:
         self.result = result
         self.status = status
         for seat, s in enumerate(self.seats):
+            if s.resending is not None:  # what it had still to catch up on comes before the result
+                s.resending.cancel()
+                s.resending = None
+                if s.conn is not None:
+                    self._resend(seat, s.conn, s.resent, len(s.log))
             if s.conn is not None:
                 s.conn.send(pb.RefereeMessage(match_result=result))
                 s.conn.seats.discard((self.match_id, seat))
         for w in self.watchers:
-            w.put_nowait(None)
+            w.push(None)
         # a finished match takes no rejoins and is asked only for its result: what is kept of it until the server
         # forgets it (--max-finished-kept) is small; its events are all in its record
         self._sent, self._hand_results = [], {}

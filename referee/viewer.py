@@ -24,6 +24,7 @@ from aiohttp import web
 
 from referee.records import read_record
 from referee.replay import ReplayMismatch
+from referee.session import Watcher
 from referee.timeline import (
     SPECTATOR,
     HiddenPerspective,
@@ -46,6 +47,7 @@ _STATIC = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", "
 _CSP = "default-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'"
 WAKE_S = 0.5  # the live stream looks at the record at least this often (a record written by another process)
 PING_S = 15.0
+WAKE_QUEUE = 64  # public events that may wait to wake a live page; it reads the record itself, so more are not needed
 
 
 class RecordShelf:
@@ -235,7 +237,7 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
             raise _error(web.HTTPNotFound, f"no match {match_id!r} to follow")
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await resp.prepare(request)
-        wake: asyncio.Queue[Any] = asyncio.Queue()
+        wake = Watcher(WAKE_QUEUE)
         if session is not None and not session.done.is_set():
             session.watchers.append(wake)  # public events wake us: the Watch stream's own feed
         builder = TimelineBuilder(match_id)
@@ -258,9 +260,8 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
                     await send("end", {"complete": builder.complete, "aborted": builder.aborted})
                     break
                 try:
-                    await asyncio.wait_for(wake.get(), WAKE_S)
-                    while not wake.empty():
-                        wake.get_nowait()
+                    await asyncio.wait_for(wake.next(), WAKE_S)
+                    wake.items.clear()
                     quiet = 0.0
                 except TimeoutError:
                     quiet += WAKE_S
