@@ -15,7 +15,7 @@ import pytest
 
 from referee.credentials import is_minted, looks_minted, mint_bot_token
 from referee.limits import ServerLimits
-from referee.server import EmbeddedReferee, REASON_KEY
+from referee.server import REASON_KEY, EmbeddedReferee
 from referee.session import Connection, TimeControl, Watcher
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
