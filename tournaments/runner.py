@@ -98,7 +98,9 @@ BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 8.0
 UNAVAILABLE_GIVE_UP_S = 60.0  # RUMMY_REFEREE_RETRY_S sets another bound
 REFEREE_GONE = "REFEREE_NOT_ANSWERING"  # a MatchError's reason once the backoff has given up on the referee
+_NOT_ANSWERING = ("UNAVAILABLE", "DEADLINE_EXCEEDED")  # a call's codes that say the referee is away, not the match
 RESULT_POLL_S = 30.0  # a GetResult(wait) is asked again this often, and the referee checked to answer at all
+CREATE_TIMEOUT_S = 10.0  # a CreateMatch writes a record's first lines: a referee that takes longer is not answering
 LIVENESS_TIMEOUT_S = 5.0
 
 
@@ -125,12 +127,13 @@ class Backoff:
     def reset(self) -> None:
         self.since, self.failures = None, 0
 
-    def next_delay(self) -> float | None:
+    def next_delay(self, began: float | None = None) -> float | None:
         """The wait before the next try, or None: the streak has lasted ``give_up_s`` (give up). Half the doubled
-        delay is fixed, half random, so workers that failed together do not come back together."""
+        delay is fixed, half random, so workers that failed together do not come back together. ``began``: when
+        the first failed call of a streak was made (a call that timed out counts from its start)."""
         now = time.monotonic()
         if self.since is None:
-            self.since = now
+            self.since = now if began is None else min(began, now)
         left = self.since + self.give_up_s - now
         if left <= 0:
             return None
@@ -343,11 +346,12 @@ async def play_games(
                 err = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MatchError) else str(exc)
                 if isinstance(exc, TimeoutError):
                     err = f"no result after {req.timeout_s:g} s"
+                gone = "; results finished so far are saved: run again once the referee answers"
                 if isinstance(exc, MatchError) and exc.reason == REFEREE_GONE:
-                    halt(err)  # a wait for this match's result has already given up on the referee
-                elif isinstance(exc, MatchError) and exc.code == "UNAVAILABLE" and exc.reason != RECORDS_UNWRITABLE:
-                    delay = backoff.next_delay()
-                    if delay is not None:  # the referee restarting: the same game again, after a while
+                    halt(err + gone)  # a wait for this match's result has already given up on the referee
+                elif isinstance(exc, MatchError) and exc.code in _NOT_ANSWERING and exc.reason != RECORDS_UNWRITABLE:
+                    delay = backoff.next_delay(started)
+                    if delay is not None:  # the referee restarting (or frozen): the same game again, after a while
                         queue.appendleft((game, attempt))
                         if log is not None:
                             log.warning("referee_unavailable", key=game.key, error=err, retry_in_s=round(delay, 2),
@@ -355,7 +359,7 @@ async def play_games(
                         await pause(delay)
                         continue
                     err = f"the referee has not answered for {backoff.waited_s:.0f} s; last: {err}"
-                    halt(err)
+                    halt(err + gone)
                 stats.failed += 1
                 consecutive += 1
                 try:
@@ -505,12 +509,14 @@ async def _await_result(stub: Any, match_id: str, poll_s: float | None = None,
     poll = poll_s or RESULT_POLL_S
     backoff = Backoff(give_up_s)
     while True:
+        asked = time.monotonic()
         try:
             result = await stub.GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=poll)
             return result
         except grpc.aio.AioRpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:  # the match runs on; does the referee still answer?
+                asked = time.monotonic()
                 try:
                     now = await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=LIVENESS_TIMEOUT_S)
                 except grpc.aio.AioRpcError as again:
@@ -522,7 +528,7 @@ async def _await_result(stub: Any, match_id: str, poll_s: float | None = None,
                     continue
             if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise MatchError(f"GetResult: {code.name}: {exc.details()}", code=code.name, reason=_reason_of(exc)) from exc
-            delay = backoff.next_delay()
+            delay = backoff.next_delay(asked)
             if delay is None:
                 raise MatchError(f"GetResult: the referee has not answered for {backoff.waited_s:.0f} s "
                                  f"({code.name}: {exc.details()})", code="UNAVAILABLE", reason=REFEREE_GONE) from exc
@@ -549,7 +555,8 @@ class GrpcMatches:
     async def __call__(self, req: MatchRequest) -> MatchOutcome:
 
         with self.pool.lease_seats(req.game.seats) as procs:
-            created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]), timeout=30))
+            created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]),
+                                                                   timeout=CREATE_TIMEOUT_S))
             try:
                 result = await _await_result(self.stub, created.match_id)
             except asyncio.CancelledError:
@@ -568,7 +575,8 @@ class PerMatchProcesses:
 
     async def __call__(self, req: MatchRequest) -> MatchOutcome:
 
-        created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [""] * len(req.game.seats)), timeout=30))
+        created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [""] * len(req.game.seats)),
+                                                               timeout=CREATE_TIMEOUT_S))
         procs = [await self.oneshot.play(bot, created.match_id, tok) for bot, tok in zip(req.game.seats, created.seat_tokens, strict=True)]
         try:
             result = await _await_result(self.stub, created.match_id)

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,7 +28,7 @@ from referee.replay import verify_file  # noqa: E402
 from referee.resume import RESUMED  # noqa: E402
 from tests.serving import free_port, kill, serve  # noqa: E402
 from tournaments import runner  # noqa: E402
-from tournaments.config import parse_config  # noqa: E402
+from tournaments.config import load_config, parse_config  # noqa: E402
 from tournaments.runner import Backoff, MatchError, MatchOutcome, MatchRequest, run_tournament, static_backend  # noqa: E402
 from tournaments.store import DB_NAME, Store  # noqa: E402
 
@@ -261,3 +263,38 @@ def test_a_referee_stopped_and_started_again_a_second_later_on_the_same_port_the
     events = [json.loads(line) for line in (tmp_path / "out" / "tournament.log").read_text().splitlines()]
     assert not [e for e in events if e["event"] == "game_failed"], "a restart fails no game"
 
+
+
+def test_a_frozen_referee_stops_the_run_after_the_bound_not_after_the_match_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A referee that takes connections but never answers (SIGSTOP): the result wait is asked again, a quick call
+    finds no answer, the backoff gives up after its bound; no slot waits out ``match_timeout_s`` (an hour)."""
+    monkeypatch.setattr(runner, "RESULT_POLL_S", 1.0)
+    monkeypatch.setattr(runner, "LIVENESS_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(runner, "CREATE_TIMEOUT_S", 2.0)
+    monkeypatch.setenv("RUMMY_REFEREE_RETRY_S", "3")
+    (tmp_path / "t.toml").write_text(CONFIG.replace("games_per_pairing = 8", "games_per_pairing = 40"))
+    config = load_config(tmp_path / "t.toml")
+    port = free_port()
+    referee = serve(port, tmp_path / "records")
+    frozen_at: list[float] = []
+
+    def freeze_after_a_result() -> None:
+        deadline = time.monotonic() + 60
+        while not _rows(tmp_path / "out" / DB_NAME) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.killpg(referee.pid, signal.SIGSTOP)
+        frozen_at.append(time.monotonic())
+
+    freezer = threading.Thread(target=freeze_after_a_result, daemon=True)
+    freezer.start()
+    try:
+        stats = run_tournament(config, referee=f"127.0.0.1:{port}", handle_signals=False)
+        ended = time.monotonic()
+    finally:
+        os.killpg(referee.pid, signal.SIGCONT)
+        kill(referee)
+        freezer.join(5)
+    assert frozen_at and ended - frozen_at[0] < 20, ended - frozen_at[0]
+    assert "the referee has not answered" in stats.stop_reason, stats.stop_reason
+    assert stats.played >= 1 and len(_rows(tmp_path / "out" / DB_NAME)) == stats.played
