@@ -331,3 +331,16 @@ def test_a_referee_started_on_a_read_only_folder_is_not_serving(tiny_fs: Path) -
         with pytest.raises(grpc.RpcError) as refused:
             _create(pb_grpc.RefereeStub(channel))
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_waiting_matches_hold_no_descriptor_so_the_live_match_limit_fits_the_descriptor_limit(tmp_path: Path) -> None:
+    """The default --max-live-matches (1000) used to need one open record each: more than a 1,024 limit."""
+    with EmbeddedReferee(records_dir=tmp_path / "records", default_time=TimeControl(connect_ms=60000)) as ref, \
+            grpc.insecure_channel(ref.address) as channel:
+        stub = pb_grpc.RefereeStub(channel)
+        _create(stub)  # the first opens what a referee keeps open anyway (sockets, epoll)
+        before = len(os.listdir("/proc/self/fd"))
+        for _ in range(250):
+            _create(stub)
+        assert len(os.listdir("/proc/self/fd")) - before < 10
+        assert len(list((tmp_path / "records").glob("*.jsonl"))) == 251
