@@ -15,6 +15,7 @@ read-only or quota-bound folder) raises ``RecordsUnwritable``: its match ends wi
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -111,10 +112,15 @@ def probe_folder(folder: Path | str) -> RecordsUnwritable | None:
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
+    """Write all of ``data``. :raises OSError: with ``written`` set to the bytes that went before the failure."""
     view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+    done = 0
+    while done < len(view):
+        try:
+            done += os.write(fd, view[done:])
+        except OSError as exc:
+            exc.written = done  # type: ignore[attr-defined]
+            raise
 
 
 def _append(path: Path, data: bytes, create: bool = False) -> None:
@@ -123,15 +129,12 @@ def _append(path: Path, data: bytes, create: bool = False) -> None:
     flags = _OPEN_APPEND | (os.O_CREAT if create else 0)
     fd = os.open(path, flags, FILE_MODE)
     try:
-        before = os.fstat(fd).st_size
-        try:
-            _write_all(fd, data)
-        except OSError:
-            try:
-                os.ftruncate(fd, before)
-            except OSError:
-                pass
-            raise
+        _write_all(fd, data)
+    except OSError as exc:
+        if written := getattr(exc, "written", 0):  # what went in before the disk filled: taken out again
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, os.fstat(fd).st_size - written)
+        raise
     finally:
         os.close(fd)
 
