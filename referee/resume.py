@@ -147,16 +147,21 @@ def recover(path: Path | str) -> Unfinished | Unresumable | None:
                       len(produced), sum(1 for e in entries if e["type"] == RESUMED))
 
 
-def mark_aborted(path: Path | str, reason: str) -> None:
-    """End an unfinished record: an ``aborted`` line (after a cut line is dropped)."""
+def mark_aborted(path: Path | str, reason: str) -> bool:
+    """End an unfinished record: an ``aborted`` line (after a cut line is dropped). False: the record cannot be
+    written (a full or read-only disk); it is left as it is, and the next start tries again."""
     path = Path(path)
     try:
         _, cut = read_numbered(path)
     except UnreadableRecord:
         cut = 0
-    _clean_tail(path, cut)
-    with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"type": "aborted", "reason": reason}, separators=(",", ":")) + "\n")
+    try:
+        _clean_tail(path, cut)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"type": "aborted", "reason": reason}, separators=(",", ":")) + "\n")
+    except OSError:
+        return False
+    return True
 
 
 def _clean_tail(path: Path, cut: int) -> None:

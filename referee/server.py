@@ -7,6 +7,7 @@ background thread for tournaments and the demo. Health checking and reflection a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import secrets
 import threading
@@ -28,6 +29,7 @@ from referee.evaluate import evaluate
 from referee.limits import DEFAULT_LIMITS, LimitExceeded, ServerLimits, check_options, check_range, check_text, shown
 from referee.logs import get_logger
 from referee.match import MatchConfig
+from referee.records import REASON_UNWRITABLE, RecordsUnwritable, probe_folder
 from referee.resume import RESTARTED, Unresumable, mark_aborted, recover, token_digest, unfinished_records
 from referee.search.service import SERVICE_NAME as SEARCH_SERVICE
 from referee.search.service import add_search_service
@@ -50,6 +52,8 @@ EVALUATE_MAX_CARDS = 108
 # What a starting referee does with the matches its records folder shows unfinished (it was killed mid-match):
 # take them up again (their bots rejoin with their tokens), end them as aborted, or leave the records as they are.
 UNFINISHED_MODES = ("resume", "abort", "leave")
+RECORDS_PROBE_S = 5.0  # how often the records folder is probed (a small write): health follows what it finds
+HEALTH_NAMES = ("", "rummy.referee.v1.Referee")  # the health entries a records folder that cannot be written turns off
 
 # One table maps the referee's exceptions to gRPC status codes.
 STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
@@ -92,6 +96,65 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.tasks: set[asyncio.Task[None]] = set()  # the running matches
         self.live_by_client: Counter[str] = Counter()  # running matches per creating client (the per-client limit)
         self.log = get_logger(component="server")
+        self.records_error: RecordsUnwritable | None = None  # the folder cannot be written: no match is created
+        self.health: health.aio.HealthServicer | None = None  # NOT_SERVING while ``records_error`` stands
+        self._records_probed = 0.0  # when the folder was last probed (time.monotonic)
+        self._health_tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------ the records folder
+
+    def records_failed(self, exc: RecordsUnwritable) -> None:
+        """A record could not be written: no match is created and health says NOT_SERVING until a probe writes."""
+        if self.records_error is None:
+            self.log.error("records_unwritable", error=exc.message, reason=REASON_UNWRITABLE)
+            self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.records_error = exc
+
+    def probe_records(self) -> RecordsUnwritable | None:
+        """Write a probe in the records folder (``probe_folder``): health follows what it finds. Returns the failure."""
+        self._records_probed = time.monotonic()
+        if not self.records_dir:
+            return None
+        failed = probe_folder(self.records_dir)
+        if failed is not None:
+            self.records_failed(failed)
+        elif self.records_error is not None:
+            self.log.info("records_writable_again", folder=self.records_dir)
+            self.records_error = None
+            self._set_health(health_pb2.HealthCheckResponse.SERVING)
+        return failed
+
+    async def watch_records(self, servicer: health.aio.HealthServicer, every_s: float | None = None) -> None:
+        """Probe the records folder now (made 0700 if it was not) and then every ``every_s`` seconds
+        (``RECORDS_PROBE_S``) for as long as the loop runs (a timer, not a task: nothing to cancel at shutdown)."""
+        self.health = servicer
+        if not self.records_dir:
+            return
+        if self.probe_records() is not None:
+            for name in HEALTH_NAMES:
+                await servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        loop = asyncio.get_running_loop()
+        period = every_s or RECORDS_PROBE_S
+
+        def tick() -> None:
+            try:
+                self.probe_records()
+            finally:
+                loop.call_later(period, tick)
+
+        loop.call_later(period, tick)
+
+    def _set_health(self, status: health_pb2.HealthCheckResponse.ServingStatus) -> None:
+        if self.health is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for name in HEALTH_NAMES:
+            task = loop.create_task(self.health.set(name, status))
+            self._health_tasks.add(task)
+            task.add_done_callback(self._health_tasks.discard)
 
     def _is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """The call carries this server's admin token (a server with none has no admin)."""
@@ -171,8 +234,18 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.aio.ServicerContext) -> pb.CreateMatchResponse:
         await self._require_admin(context)
+        if self.records_error is not None and time.monotonic() - self._records_probed >= 1.0:
+            self.probe_records()  # the folder may be writable again: at most one probe a second from here
+        if self.records_error is not None:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, REASON_UNWRITABLE,
+                         f"no match can be recorded: {self.records_error.message}")
         try:
             session = self._create(request, _client(context))
+        except RecordsUnwritable as exc:
+            self.records_failed(exc)
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, REASON_UNWRITABLE,
+                         f"no match can be recorded: {exc.message}")
+            raise AssertionError("unreachable") from exc
         except RefereeError as exc:
             await _abort_with(context, exc)
             raise AssertionError("unreachable") from exc
@@ -262,6 +335,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                 self.named[seat.bot_token] -= 1
                 if self.named[seat.bot_token] <= 0:
                     del self.named[seat.bot_token]
+        if session.writer is not None and session.writer.failed is not None:
+            self.records_failed(session.writer.failed)
         for waiting in (self.waiting, self.waiting_digest):
             for token, seats in list(waiting.items()):
                 if left := [(s, i) for s, i in seats if s is not session]:
@@ -278,7 +353,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         if not self.records_dir or mode == "leave":
             return []
         for part in Path(self.records_dir).glob("*.jsonl.part"):  # a record cut off before it reached the folder
-            part.unlink(missing_ok=True)  # (``RecordWriter``): its match was never announced to anyone
+            with contextlib.suppress(OSError):  # a read-only folder: left, and the probe says NOT_SERVING
+                part.unlink(missing_ok=True)  # (``RecordWriter``): its match was never announced to anyone
             self.log.warning("record_start_discarded", match_id=part.name.removesuffix(".jsonl.part"))
         resumed = []
         for path in unfinished_records(self.records_dir):
@@ -648,9 +724,9 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown, never changes a match
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    await health_servicer.set("rummy.referee.v1.Referee", health_pb2.HealthCheckResponse.SERVING)
-    await health_servicer.set(SEARCH_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+    for name in (*HEALTH_NAMES, SEARCH_SERVICE):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await service.watch_records(health_servicer)  # NOT_SERVING while the records folder cannot be written
     names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              SEARCH_SERVICE, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)

@@ -23,7 +23,7 @@ from referee.errors import IllegalAction, InvalidAction
 from referee.limits import DEFAULT_LIMITS, ServerLimits
 from referee.logs import get_logger
 from referee.match import Match, MatchConfig
-from referee.records import RecordWriter
+from referee.records import REASON_UNWRITABLE, RecordsUnwritable, RecordWriter
 from referee.replay import feed
 from referee.resume import RESUMED, Unfinished, token_digest
 from referee.variants.base import Event
@@ -590,7 +590,12 @@ class MatchSession:
         crashes loses at most the move in flight)."""
         self._unflushed = False
         if self.writer is not None:
-            self.writer.flush()
+            try:
+                self.writer.flush()
+            except RecordsUnwritable:  # a full or read-only disk: the match ends now, ABORTED with that reason
+                if self.task is not None:
+                    self.task.cancel()
+                self._finish(pb.MATCH_STATUS_ABORTED)
 
     def _deadline_due(self) -> None:
         """The deadline timer: if the open request's deadline has come, its mark goes to its seat's inbox; if not
@@ -676,11 +681,37 @@ class MatchSession:
     def _finish(self, status: int, reason: str = "") -> None:
         if self.done.is_set():
             return
+        try:
+            self._finish_result(status, reason)
+        finally:  # whatever happened, the match is over: GetResult(wait) returns, the server forgets it in time
+            self.done.set()
+            if self._on_finish:
+                self._on_finish(self)
+
+    def _close_record(self) -> RecordsUnwritable | None:
+        """The record's last flush. If a write failed (now or earlier), one try to end it with an ``aborted`` line
+        (so a restart does not take it up again), and the failure is returned: the match ends ABORTED."""
+        w = self.writer
+        if w is None:
+            return None
+        try:
+            w.close()
+        except RecordsUnwritable:
+            pass
+        if w.failed is None:
+            return None
+        ended = w.salvage({"type": "aborted", "reason": f"{REASON_UNWRITABLE}: {w.failed.message}"})
+        self.log.error("record_unwritable", path=str(w.path), error=w.failed.message, record_ended=ended)
+        return w.failed
+
+    def _finish_result(self, status: int, reason: str) -> None:
         if self._deadline_timer is not None:
             self._deadline_timer.cancel()
             self._deadline_timer = None
         m = self.match
         out = m.outcome
+        if (failed := self._close_record()) is not None:  # reason code first: clients match on the prefix
+            status, reason, out = pb.MATCH_STATUS_ABORTED, f"{REASON_UNWRITABLE}: {failed.message}", None
         result = pb.MatchResult(match_id=self.match_id, status=status, variant=m.variant.name,  # type: ignore[arg-type]
                                 totals=list(m.game.totals), seat_names=[s.name for s in self.seats],
                                 forfeited=list(m.forfeited), seed=m.config.seed,
@@ -711,10 +742,5 @@ class MatchSession:
         for s in self.seats:
             s.log = array("I")
         m.log.clear()
-        if self.writer is not None:
-            self.writer.close()
         self.log.info("match_finished", reason=result.reason, totals=list(result.totals),
                       ranking=[list(p.seats) for p in result.ranking])
-        self.done.set()
-        if self._on_finish:
-            self._on_finish(self)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import signal
+import sqlite3
 import sys
 import time
 from collections import Counter, deque
@@ -79,7 +81,69 @@ class MatchOutcome:
 
 
 class MatchError(Exception):
-    """The match could not be played to a result (not a bot's fault): it is not recorded, so it is replayed."""
+    """The match could not be played to a result (not a bot's fault): it is not recorded, so it is replayed.
+    ``code``: the gRPC status's name when a call failed (``UNAVAILABLE``: the referee is restarting or gone);
+    ``reason``: the referee's reason code (``RECORDS_UNWRITABLE``: it cannot record matches, so the run stops)."""
+
+    def __init__(self, message: str, *, code: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+
+
+RECORDS_UNWRITABLE = "RECORDS_UNWRITABLE"  # the referee's reason code for a records folder it cannot write
+# A referee that does not answer (UNAVAILABLE: restarting, or gone) is retried with exponential backoff and jitter,
+# from BACKOFF_BASE_S doubling to BACKOFF_CAP_S, for at most UNAVAILABLE_GIVE_UP_S in a row; then the run stops.
+BACKOFF_BASE_S = 0.25
+BACKOFF_CAP_S = 8.0
+UNAVAILABLE_GIVE_UP_S = 60.0  # RUMMY_REFEREE_RETRY_S sets another bound
+REFEREE_GONE = "REFEREE_NOT_ANSWERING"  # a MatchError's reason once the backoff has given up on the referee
+_NOT_ANSWERING = ("UNAVAILABLE", "DEADLINE_EXCEEDED")  # a call's codes that say the referee is away, not the match
+RESULT_POLL_S = 30.0  # a GetResult(wait) is asked again this often, and the referee checked to answer at all
+CREATE_TIMEOUT_S = 10.0  # a CreateMatch writes a record's first lines: a referee that takes longer is not answering
+LIVENESS_TIMEOUT_S = 5.0
+
+
+def referee_retry_s() -> float:
+    """How long a referee that does not answer is retried: RUMMY_REFEREE_RETRY_S, else ``UNAVAILABLE_GIVE_UP_S``."""
+    import os
+
+    try:
+        return max(0.0, float(os.environ.get("RUMMY_REFEREE_RETRY_S", UNAVAILABLE_GIVE_UP_S)))
+    except ValueError:
+        return UNAVAILABLE_GIVE_UP_S
+
+
+class Backoff:
+    """Exponential backoff with jitter for one streak of failures, bounded by the time since the streak began."""
+
+    def __init__(self, give_up_s: float | None = None, base_s: float | None = None, cap_s: float | None = None) -> None:
+        self.give_up_s = referee_retry_s() if give_up_s is None else give_up_s
+        self.base_s = BACKOFF_BASE_S if base_s is None else base_s
+        self.cap_s = BACKOFF_CAP_S if cap_s is None else cap_s
+        self.since: float | None = None
+        self.failures = 0
+
+    def reset(self) -> None:
+        self.since, self.failures = None, 0
+
+    def next_delay(self, began: float | None = None) -> float | None:
+        """The wait before the next try, or None: the streak has lasted ``give_up_s`` (give up). Half the doubled
+        delay is fixed, half random, so workers that failed together do not come back together. ``began``: when
+        the first failed call of a streak was made (a call that timed out counts from its start)."""
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now if began is None else min(began, now)
+        left = self.since + self.give_up_s - now
+        if left <= 0:
+            return None
+        delay = min(self.cap_s, self.base_s * float(2 ** min(self.failures, 30)))
+        self.failures += 1
+        return min(left, delay / 2 + random.uniform(0, delay / 2))
+
+    @property
+    def waited_s(self) -> float:
+        return 0.0 if self.since is None else time.monotonic() - self.since
 
 
 MatchFn = Callable[[MatchRequest], Awaitable[MatchOutcome]]
@@ -229,12 +293,18 @@ async def play_games(
     retries: int = 1,
     max_consecutive_failures: int = 20,
     on_result: Callable[[Game, MatchOutcome], bool] | None = None,
+    unavailable_give_up_s: float | None = None,
 ) -> RunStats:
     """Play ``games`` with at most ``concurrency`` at once, committing each result as it comes. Returns when
     all are done, ``stop`` is set (in-flight matches are cancelled, not recorded), ``drain`` is set and the
     deals already begun are complete (so every bot has played every seat of them), or too many matches in a
     row failed (the referee is probably gone). ``on_result`` sees each recorded game; when it returns True the
-    run drains (an SPRT that has decided)."""
+    run drains (an SPRT that has decided).
+
+    A referee that cannot write its records (``RECORDS_UNWRITABLE``) stops the run at once, and so does a results
+    database that cannot be written: what is stored stays. A referee that does not answer (``UNAVAILABLE``, say
+    restarting) is not a failed match: its game is tried again after a backoff (``Backoff``), and the run stops
+    only once it has not answered for ``unavailable_give_up_s`` (``referee_retry_s()``)."""
     stats = RunStats()
     stop = stop or asyncio.Event()
     drain = drain or asyncio.Event()
@@ -244,8 +314,21 @@ async def play_games(
     inflight = 0
     t0 = time.monotonic()
 
+    def halt(reason: str) -> None:
+        if not stats.stop_reason:
+            stats.stop_reason = reason
+            if log is not None:
+                log.error("run_stopped", reason=reason)
+        stop.set()
+
+    async def pause(delay: float) -> None:
+        """Sleep ``delay`` seconds, or less if the run stops meanwhile."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+
     async def worker() -> None:
         nonlocal consecutive, inflight, last_deal
+        backoff = Backoff(unavailable_give_up_s)
         while queue and not stop.is_set():
             if drain.is_set() and queue[0][0].deal > last_deal:
                 return
@@ -263,33 +346,58 @@ async def play_games(
                 err = f"{type(exc).__name__}: {exc}" if not isinstance(exc, MatchError) else str(exc)
                 if isinstance(exc, TimeoutError):
                     err = f"no result after {req.timeout_s:g} s"
+                gone = "; results finished so far are saved: run again once the referee answers"
+                if isinstance(exc, MatchError) and exc.reason == REFEREE_GONE:
+                    halt(err + gone)  # a wait for this match's result has already given up on the referee
+                elif isinstance(exc, MatchError) and exc.code in _NOT_ANSWERING and exc.reason != RECORDS_UNWRITABLE:
+                    delay = backoff.next_delay(started)
+                    if delay is not None:  # the referee restarting (or frozen): the same game again, after a while
+                        queue.appendleft((game, attempt))
+                        if log is not None:
+                            log.warning("referee_unavailable", key=game.key, error=err, retry_in_s=round(delay, 2),
+                                        unavailable_s=round(backoff.waited_s, 1))
+                        await pause(delay)
+                        continue
+                    err = f"the referee has not answered for {backoff.waited_s:.0f} s; last: {err}"
+                    halt(err + gone)
                 stats.failed += 1
                 consecutive += 1
-                store.record_failure(game.key, err)
+                try:
+                    store.record_failure(game.key, err)
+                except (sqlite3.Error, OSError) as db_exc:  # a full disk: the log and the stop say it instead
+                    halt(f"cannot write to {store.path}: {db_exc}; last failure: {err}")
                 if log is not None:
                     log.warning("game_failed", key=game.key, seats=list(game.seats), error=err, attempt=attempt + 1)
                 if attempt < retries:
                     queue.append((game, attempt + 1))
                 if progress is not None:
                     progress.finished(game, None, err)
+                if isinstance(exc, MatchError) and exc.reason == RECORDS_UNWRITABLE:
+                    halt(f"the referee cannot write its match records, so no match can be played: {err}. Results "
+                         "finished so far are saved; free space (or fix the records folder) and run again")
                 if consecutive >= max_consecutive_failures:
-                    stats.stop_reason = f"{consecutive} matches in a row failed; last: {err}"
-                    stop.set()
+                    halt(f"{consecutive} matches in a row failed; last: {err}")
                 continue
             inflight -= 1
             consecutive = 0
+            backoff.reset()
             duration = time.monotonic() - started
-            store.record(
-                game,
-                ranking=out.ranking,
-                totals=out.totals,
-                reason=out.reason,
-                forfeited=out.forfeited,
-                duration_s=duration,
-                record_path=out.record_path,
-                match_id=out.match_id,
-                variant=config.variant,
-            )
+            try:
+                store.record(
+                    game,
+                    ranking=out.ranking,
+                    totals=out.totals,
+                    reason=out.reason,
+                    forfeited=out.forfeited,
+                    duration_s=duration,
+                    record_path=out.record_path,
+                    match_id=out.match_id,
+                    variant=config.variant,
+                )
+            except (sqlite3.Error, OSError) as exc:  # a full disk: what is stored stays, this game is played again
+                halt(f"cannot store the result of game {game.key} in {store.path}: {exc}. Results stored so far are "
+                     "kept; free space and run again")
+                return
             stats.played += 1
             if log is not None:
                 log.info(
@@ -355,7 +463,10 @@ def _outcome(result: Any) -> MatchOutcome:
     from rummy.referee.v1 import referee_pb2 as pb
 
     if result.status != pb.MATCH_STATUS_FINISHED:
-        raise MatchError(f"match {result.match_id} ended {pb.MatchStatus.Name(result.status)}: {result.reason or 'no reason given'}")
+        # a match the referee could not record ends ABORTED with a reason that starts with the code
+        reason = RECORDS_UNWRITABLE if result.reason.startswith(f"{RECORDS_UNWRITABLE}:") else ""
+        raise MatchError(f"match {result.match_id} ended {pb.MatchStatus.Name(result.status)}: "
+                         f"{result.reason or 'no reason given'}", reason=reason)
     return MatchOutcome(
         ranking=tuple(tuple(p.seats) for p in result.ranking),
         totals=tuple(result.totals),
@@ -372,7 +483,56 @@ async def _rpc(what: str, call: Awaitable[Any]) -> Any:
     try:
         return await call
     except grpc.aio.AioRpcError as exc:
-        raise MatchError(f"{what}: {exc.code().name}: {exc.details()}") from exc
+        raise MatchError(f"{what}: {exc.code().name}: {exc.details()}", code=exc.code().name,
+                         reason=_reason_of(exc)) from exc
+
+
+def _reason_of(exc: Any) -> str:
+    """The referee's reason code of a failed call (trailing metadata ``rummy-reason``), or ""."""
+    try:
+        return next((str(v) for k, v in exc.trailing_metadata() or () if k == "rummy-reason"), "")
+    except Exception:  # no metadata (the call never reached a referee)
+        return ""
+
+
+async def _await_result(stub: Any, match_id: str, poll_s: float | None = None,
+                        give_up_s: float | None = None) -> Any:
+    """The match's result: GetResult(wait), asked again every ``poll_s`` (``RESULT_POLL_S``) with a quick check
+    that the referee answers at all, so a referee that is gone (or stopped) is noticed instead of waited on until
+    the match's timeout. A referee that drops the call (UNAVAILABLE: restarting) is asked again with backoff: a
+    restarted referee that resumed the match gives its result; one that did not answers NOT_FOUND (MatchError).
+    :raises MatchError: ``code`` UNAVAILABLE once it has not answered for ``give_up_s``."""
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    poll = poll_s or RESULT_POLL_S
+    backoff = Backoff(give_up_s)
+    while True:
+        asked = time.monotonic()
+        try:
+            result = await stub.GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=poll)
+            return result
+        except grpc.aio.AioRpcError as exc:
+            code = exc.code()
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:  # the match runs on; does the referee still answer?
+                asked = time.monotonic()
+                try:
+                    now = await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=LIVENESS_TIMEOUT_S)
+                except grpc.aio.AioRpcError as again:
+                    exc, code = again, again.code()
+                else:
+                    backoff.reset()
+                    if now.status in (pb.MATCH_STATUS_FINISHED, pb.MATCH_STATUS_ABORTED):
+                        return now
+                    continue
+            if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise MatchError(f"GetResult: {code.name}: {exc.details()}", code=code.name, reason=_reason_of(exc)) from exc
+            delay = backoff.next_delay(asked)
+            if delay is None:
+                raise MatchError(f"GetResult: the referee has not answered for {backoff.waited_s:.0f} s "
+                                 f"({code.name}: {exc.details()})", code="UNAVAILABLE", reason=REFEREE_GONE) from exc
+            await asyncio.sleep(delay)
 
 
 async def _abort_quietly(stub: Any, match_id: str) -> None:
@@ -393,12 +553,12 @@ class GrpcMatches:
         self.pool = pool
 
     async def __call__(self, req: MatchRequest) -> MatchOutcome:
-        from rummy.referee.v1 import referee_pb2 as pb
 
         with self.pool.lease_seats(req.game.seats) as procs:
-            created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]), timeout=30))
+            created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [p.token for p in procs]),
+                                                                   timeout=CREATE_TIMEOUT_S))
             try:
-                result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+                result = await _await_result(self.stub, created.match_id)
             except asyncio.CancelledError:
                 await _abort_quietly(self.stub, created.match_id)
                 raise
@@ -414,12 +574,12 @@ class PerMatchProcesses:
         self.oneshot = oneshot
 
     async def __call__(self, req: MatchRequest) -> MatchOutcome:
-        from rummy.referee.v1 import referee_pb2 as pb
 
-        created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [""] * len(req.game.seats)), timeout=30))
+        created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, [""] * len(req.game.seats)),
+                                                               timeout=CREATE_TIMEOUT_S))
         procs = [await self.oneshot.play(bot, created.match_id, tok) for bot, tok in zip(req.game.seats, created.seat_tokens, strict=True)]
         try:
-            result = await _rpc("GetResult", self.stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)))
+            result = await _await_result(self.stub, created.match_id)
         finally:
             await self.oneshot.finish(procs)
         return _outcome(result)
@@ -459,7 +619,10 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
         from tournaments.botproc import BotPool, OneShot
 
         log_dir = bot_logs or config.output / "bots"
-        channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors())
+        # reconnect soon after a referee restart (gRPC's own default backoff grows to 120 s between attempts)
+        channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors(), options=[
+            ("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
+            ("grpc.max_reconnect_backoff_ms", int(BACKOFF_CAP_S * 1000))])
         try:
             try:
                 await asyncio.wait_for(channel.channel_ready(), 15)

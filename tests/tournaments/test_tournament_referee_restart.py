@@ -6,6 +6,7 @@ lost or changed."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -56,8 +57,10 @@ def _rows(db: Path) -> list[tuple[str, str, str]]:
 
 
 def _run(config: Path, address: str) -> subprocess.Popen[str]:
+    # the runner waits 2 s, not 60, for a referee that does not answer (it is not started again until it stops)
     return subprocess.Popen([sys.executable, "-m", "tournaments.cli", "run", str(config), "--referee", address],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "RUMMY_REFEREE_RETRY_S": "2"})
 
 
 def test_a_referee_killed_mid_tournament_loses_no_result_and_a_rerun_counts_each_game_once(tmp_path):
