@@ -7,8 +7,8 @@ the server, leave the loop its interpreter and its share of the CPU.
 
 Why a queue of its own in front of the executor: the executor is given at most one job per worker, so a job not
 yet started can still be dropped (its call cancelled, its deadline passed) and the next one is chosen fairly:
-each client (a seat, by its credential or the owner tag of its state tokens) has a queue, and the clients with
-work waiting take turns. One client may run at most ``client_workers`` jobs at once (all workers but one, so
+each client (a seat, by its credential or the owner tag of its state tokens) has a queue, and a free worker goes
+to the waiting client served longest ago, so clients with work waiting take turns. One client may run at most ``client_workers`` jobs at once (all workers but one, so
 another client always finds a worker free within one job's time), may have ``client_calls`` calls queued or
 running, and all clients together ``calls``; past those a call is refused at once (``RESOURCE_EXHAUSTED``,
 ``LIMIT_SEARCH_CLIENT_CALLS`` / ``LIMIT_SEARCH_CALLS``). A job carries its deadline (the call's own, or the
@@ -24,11 +24,13 @@ stop with the server (``close``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import sys
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -102,7 +104,7 @@ class SearchPool:
         self._executor: ProcessPoolExecutor | None = None
         self._starting: asyncio.Task[None] | None = None
         self._queues: dict[str, deque[_Job]] = {}
-        self._turns: deque[str] = deque()  # clients with jobs waiting, in the order they are served
+        self._served: dict[str, float] = {}  # when each client with calls in the pool last had a job started
         self.counts = _Counts()
         self._closed = False
         self.start_s: float | None = None  # how long the workers took to start, the last time they did
@@ -126,10 +128,7 @@ class SearchPool:
         job = _Job(client, fn, args, deadline, loop.create_future())
         counts.calls[client] += 1
         counts.total += 1
-        if client not in self._queues:
-            self._queues[client] = deque()
-            self._turns.append(client)
-        self._queues[client].append(job)
+        self._queues.setdefault(client, deque()).append(job)
         self._dispatch()
         try:
             return await job.future
@@ -143,7 +142,6 @@ class SearchPool:
             queue.remove(job)
             if not queue:
                 del self._queues[job.client]
-                self._turns.remove(job.client)
         self._release(job)
 
     def _release(self, job: _Job) -> None:
@@ -155,22 +153,23 @@ class SearchPool:
         counts.calls[job.client] -= 1
         if counts.calls[job.client] <= 0:
             del counts.calls[job.client]
+            self._served.pop(job.client, None)
 
     def _next(self) -> _Job | None:
-        """The next job in turn: clients with work waiting take turns, each within its running share."""
-        for _ in range(len(self._turns)):
-            client = self._turns.popleft()
-            if self.counts.running[client] >= self.limits.per_client:
-                self._turns.append(client)
-                continue
-            queue = self._queues[client]
-            job = queue.popleft()
-            if queue:
-                self._turns.append(client)
-            else:
-                del self._queues[client]
-            return job
-        return None
+        """The next job: of the clients with work waiting and a worker share free, the one served longest ago."""
+        best: str | None = None
+        for client in self._queues:
+            if self.counts.running[client] < self.limits.per_client and \
+                    (best is None or self._served.get(client, 0.0) < self._served.get(best, 0.0)):
+                best = client
+        if best is None:
+            return None
+        queue = self._queues[best]
+        job = queue.popleft()
+        if not queue:
+            del self._queues[best]
+        self._served[best] = time.monotonic()
+        return job
 
     def _dispatch(self) -> None:
         """Hand jobs to free workers (at most one each: what waits, waits here, where it can still be dropped)."""
@@ -270,7 +269,8 @@ class SearchPool:
         executor = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=work.init,
                                        initargs=(self._key, self.limits.nice))
         try:
-            pings = [executor.submit(work.ping) for _ in range(n)]
+            with _without_main():  # every worker starts here: the pings come faster than a process starts
+                pings = [executor.submit(work.ping) for _ in range(n)]
             for p in pings:
                 p.result(timeout=120)
         except BaseException:
@@ -306,6 +306,30 @@ class SearchPool:
         """The workers' process ids (tests, the health of the pool)."""
         processes = getattr(self._executor, "_processes", None) or {}
         return [p.pid for p in processes.values() if p.pid is not None]
+
+
+@contextlib.contextmanager
+def _without_main() -> Iterator[None]:
+    """Workers that do not run the program's main script again. A process started by 'spawn' or 'forkserver'
+    imports the parent's ``__main__`` (as ``__mp_main__``) unless it was run as ``python -m x`` with ``x`` a
+    ``__main__`` module; a script that starts a referee without an ``if __name__ == "__main__"`` guard would then
+    start another one in every worker. The workers run only ``referee.search.work``, so the main module is hidden
+    from multiprocessing while they start (on the pool's start thread, for the moment it takes)."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    missing = object()
+    spec, file = getattr(main, "__spec__", None), getattr(main, "__file__", missing)
+    try:
+        main.__spec__ = None
+        if file is not missing:
+            del main.__file__
+        yield
+    finally:
+        main.__spec__ = spec
+        if file is not missing:
+            main.__file__ = file  # type: ignore[assignment]
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:

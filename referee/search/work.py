@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterable
 
+import referee.match  # noqa: F401 - the rules core, imported once (in the forkserver) before any worker starts
+from referee import native
 from referee import protocodec as codec
 from referee.cards import Card
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
@@ -70,9 +73,9 @@ def _codec() -> TokenCodec:
     return _tokens
 
 
-def ping() -> int:
-    """A worker is up (the pool's warm-up): its process id."""
-    return os.getpid()
+def ping(deadline: float = 0.0) -> tuple[int, bool]:
+    """A worker is up (the pool's warm-up): its process id, and whether its rules core runs compiled."""
+    return os.getpid(), native.compiled(sys.modules["referee.match"])
 
 
 def refusal(exc: RefereeError) -> Refusal:
