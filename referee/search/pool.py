@@ -38,7 +38,7 @@ from typing import Any
 
 from referee.logs import get_logger
 from referee.search import work
-from referee.search.work import Answer
+from referee.search.work import Answer, Refusal
 
 __all__ = ["PoolLimits", "SearchPool", "cores", "START_METHOD"]
 
@@ -114,16 +114,9 @@ class SearchPool:
 
     async def run(self, client: str, fn: Callable[..., Answer], args: tuple[Any, ...], deadline: float) -> Answer:
         """The answer of ``fn(*args, deadline)`` run in a worker, or a refusal (full, out of time, stopped)."""
-        if self._closed:
-            return _refused("UNAVAILABLE", "SEARCH_STOPPED", "the server is stopping")
-        lim, counts = self.limits, self.counts
-        if counts.calls[client] >= lim.client_calls:
-            return _refused("RESOURCE_EXHAUSTED", "LIMIT_SEARCH_CLIENT_CALLS",
-                            f"this seat has {lim.client_calls} search calls waiting or running, the most one client "
-                            "may have; wait for some to finish")
-        if counts.total >= lim.calls:
-            return _refused("RESOURCE_EXHAUSTED", "LIMIT_SEARCH_CALLS",
-                            f"the server has {lim.calls} search calls waiting or running; try again later")
+        if (full := self.refusal(client)) is not None:
+            return None, full
+        counts = self.counts
         loop = asyncio.get_running_loop()
         job = _Job(client, fn, args, deadline, loop.create_future())
         counts.calls[client] += 1
@@ -135,6 +128,20 @@ class SearchPool:
         finally:
             if not job.started:  # cancelled or refused while waiting: it never reaches a worker
                 self._drop(job)
+
+    def refusal(self, client: str) -> Refusal | None:
+        """Why a call of ``client`` would be refused now (the pool is full or stopping), or None: a caller checks
+        before it prepares a call's input."""
+        lim, counts = self.limits, self.counts
+        if self._closed:
+            return "UNAVAILABLE", "SEARCH_STOPPED", "the server is stopping"
+        if counts.calls[client] >= lim.client_calls:
+            return ("RESOURCE_EXHAUSTED", "LIMIT_SEARCH_CLIENT_CALLS", f"this seat has {lim.client_calls} search calls "
+                    "waiting or running, the most one client may have; wait for some to finish")
+        if counts.total >= lim.calls:
+            return ("RESOURCE_EXHAUSTED", "LIMIT_SEARCH_CALLS", f"the server has {lim.calls} search calls waiting or "
+                    "running; try again later")
+        return None
 
     def _drop(self, job: _Job) -> None:
         queue = self._queues.get(job.client)

@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn, Protocol, TypeVar, cast
 
 import grpc
 
@@ -29,7 +29,7 @@ from referee.logs import get_logger
 from referee.resume import token_digest
 from referee.search import work
 from referee.search.errors import NotSearchable
-from referee.search.knowledge import SeatRecord, seat_record
+from referee.search.knowledge import seat_record
 from referee.search.pool import PoolLimits, SearchPool
 from referee.search.tokens import MAX_TOKEN_CHARS, TokenCodec
 from referee.search.work import Answer
@@ -40,6 +40,8 @@ __all__ = ["SearchService", "SearchLimits", "SERVICE_NAME", "add_search_service"
 
 SERVICE_NAME = spb.DESCRIPTOR.services_by_name["Search"].full_name
 REASON_KEY = "rummy-reason"  # as the Referee service: the reason code in trailing metadata
+_CACHE_ENTRIES = 4096  # seat records and live legal actions kept (a few KB each); then all are dropped
+T = TypeVar("T")
 _NO_SEAT = ("no seat of a live match here has that match id and token: search answers a seat's own token (or the "
             "bot token it was given to) with its own match id")
 
@@ -90,6 +92,7 @@ class SearchService:
         self.tokens = TokenCodec(key)
         self.limits = limits
         self.pool = SearchPool(key, limits.pool)
+        self._cache: dict[tuple[str, int, str], tuple[tuple[int, bool], object]] = {}
         self.log = get_logger(component="search")
 
     # ------------------------------------------------------------ plumbing
@@ -137,6 +140,20 @@ class SearchService:
                     return session, i
         raise _Refused(grpc.StatusCode.PERMISSION_DENIED, "BAD_SEAT_TOKEN", _NO_SEAT)
 
+    def _cached(self, session: MatchSession, seat: int, what: str, make: Callable[[], T]) -> T:
+        """``make()`` once per seat and state of its match (its log only grows): a client asking again and again
+        at one decision costs the loop a look-up, not a legal-action search or a deep copy each time."""
+        key = (session.match_id, seat, what)
+        version = (len(session.match.log), session.done.is_set())
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == version:
+            return cast(T, hit[1])
+        value = make()
+        if len(self._cache) >= _CACHE_ENTRIES:
+            self._cache.clear()
+        self._cache[key] = (version, value)
+        return value
+
     def _owner(self, token: str) -> str:
         """The seat a state token is charged to (its checked owner tag). :raises RefereeError: not a token."""
         if len(token) > MAX_TOKEN_CHARS:
@@ -154,8 +171,11 @@ class SearchService:
             session, seat = self._seat(request.seat)
             if session.done.is_set():
                 raise NotSearchable("NO_HAND", "the match is over")
-            record: SeatRecord = seat_record(session.match, seat)  # on the loop: a consistent snapshot, small
             owner = self.tokens.owner_for(session.match_id, str(seat))
+            if (full := self.pool.refusal(owner)) is not None:  # before any work for it
+                raise _Refused(grpc.StatusCode[full[0]], full[1], full[2])
+            # on the loop: a consistent snapshot of what the seat saw (small), once per seat and match state
+            record = self._cached(session, seat, "record", lambda: seat_record(session.match, seat))
         except (_Refused, RefereeError) as exc:
             await self._refuse(context, exc)
         return await self._pooled(context, owner, work.sample_deals, record, n, seed, owner)
@@ -182,7 +202,8 @@ class SearchService:
         which = request.WhichOneof("source")
         try:
             if which == "seat":
-                return self._live_legal(*self._seat(request.seat))
+                session, seat = self._seat(request.seat)
+                return self._cached(session, seat, "legal", lambda: self._live_legal(session, seat))
             if which != "token":
                 raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, "NO_SOURCE", "give a state token or a live seat")
             owner = self._owner(request.token)

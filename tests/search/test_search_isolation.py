@@ -53,10 +53,11 @@ class Table:
         self.m2 = self.create(["", ""])
         self.m3 = self.create(["bot-c", ""])
 
-    def create(self, bots: list[str], turns: int = 2000, variant: str = "indian") -> pb.CreateMatchResponse:
+    def create(self, bots: list[str], turns: int = 2000, variant: str = "indian", hands: int = 0
+               ) -> pb.CreateMatchResponse:
         return self.referee.CreateMatch(pb.CreateMatchRequest(
             variant=variant, seats=[pb.SeatSpec(name=f"s{i}", bot_token=b) for i, b in enumerate(bots)], seed="iso",
-            max_turns_per_hand=turns))
+            max_turns_per_hand=turns, max_hands=hands))
 
     def cred(self, match: pb.CreateMatchResponse, token: str) -> pb.SeatCredential:
         return pb.SeatCredential(match_id=match.match_id, token=token)
@@ -132,6 +133,41 @@ def test_a_state_token_is_charged_to_its_seat_and_carries_nothing_of_it(table: T
     assert sim.token.split(".")[1] in owner  # a simulation's state stays charged to the seat
     for t in own:
         assert m2.match_id not in t and m2.seat_tokens[0] not in t
+
+
+def test_a_live_seat_s_legal_actions_follow_the_match_at_every_decision(table: Table) -> None:
+    """LegalActions(seat), asked twice at each of a seat's decisions (the second from the seat cache), is always
+    the decision's own list: the cache never serves a past state."""
+    from referee import protocodec
+    from rummybot.bots.base import PolicyBot
+    from rummybot.policies import random_policy
+    from rummybot.sdk import Bot, run_bot
+
+    m = table.create(["", ""], turns=400, variant="500-rum", hands=1)
+    checked: list[int] = []
+
+    class Asker(Bot):
+        name = "asker"
+
+        def __init__(self) -> None:
+            self.inner = PolicyBot("random", lambda _: random_policy, seed=3)
+
+        def decide(self, view, legal, request):  # type: ignore[no-untyped-def]
+            with grpc.insecure_channel(table.ref.address) as ch:
+                stub = spb_grpc.SearchStub(ch)
+                for _ in range(2):
+                    pos = stub.LegalActions(spb.LegalActionsRequest(seat=table.cred(m, m.seat_tokens[0]))).position
+                    assert [protocodec.action_from_pb(a) for a in pos.legal_actions] == list(legal)
+            checked.append(len(legal))
+            return self.inner.decide(view, legal, request)
+
+    async def play() -> None:
+        await asyncio.gather(run_bot(Asker(), table.ref.address, match_id=m.match_id, token=m.seat_tokens[0]),
+                             run_bot(PolicyBot("random", lambda _: random_policy, seed=4), table.ref.address,
+                                     match_id=m.match_id, token=m.seat_tokens[1]))
+
+    asyncio.run(asyncio.wait_for(play(), 120))
+    assert len(checked) >= 10
 
 
 # ------------------------------------------------------------------------------ bad input
