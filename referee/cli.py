@@ -75,6 +75,8 @@ async def _serve(args: argparse.Namespace) -> None:
     if viewer is not None:
         await viewer.cleanup()
     await server.stop(grace=2)
+    if service.search is not None:
+        service.search.close()
 
 
 async def _view(record: str, host: str, port: int) -> None:

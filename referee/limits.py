@@ -64,6 +64,14 @@ class ServerLimits:
                               "within 20 s is dropped")
     max_finished_kept: int = _limit(10_000, "finished matches kept in memory for GetResult; older ones are forgotten "
                                     "(their records stay)")
+    # Search (rummy.search.v1.Search): its work runs in a pool of processes, each client served in turn.
+    search_workers: int = _limit(0, "processes doing search work (SampleDeals, Simulate); 0: one per core")
+    max_search_client_calls: int = _limit(32, "search calls of one seat (or, without a seat, one address) queued or "
+                                          "running; more are refused LIMIT_SEARCH_CLIENT_CALLS")
+    max_search_calls: int = _limit(256, "search calls queued or running over all clients; more are refused "
+                                   "LIMIT_SEARCH_CALLS")
+    max_search_ms: int = _limit(10_000, "milliseconds one search call may take, waiting and working (less if the "
+                                "call's own deadline is nearer); then it ends DEADLINE_EXCEEDED, LIMIT_SEARCH_TIME")
 
     @classmethod
     def flags(cls) -> Iterable[tuple[str, int, str]]:

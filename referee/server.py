@@ -32,7 +32,7 @@ from referee.match import MatchConfig
 from referee.records import REASON_UNWRITABLE, RecordsUnwritable, probe_folder
 from referee.resume import RESTARTED, Unresumable, mark_aborted, recover, token_digest, unfinished_records
 from referee.search.service import SERVICE_NAME as SEARCH_SERVICE
-from referee.search.service import add_search_service
+from referee.search.service import SearchService, add_search_service
 from referee.session import DEFAULT_TIME, OUTBOX_LIMIT, Connection, MatchSession, TimeControl, Watcher
 from referee.variants import all_variants, find
 from rummy.referee.v1 import referee_pb2 as pb
@@ -96,6 +96,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.tasks: set[asyncio.Task[None]] = set()  # the running matches
         self.live_by_client: Counter[str] = Counter()  # running matches per creating client (the per-client limit)
         self.log = get_logger(component="server")
+        self.search: SearchService | None = None  # the Search service beside it (its workers stop with the server)
         self.records_error: RecordsUnwritable | None = None  # the folder cannot be written: no match is created
         self.health: health.aio.HealthServicer | None = None  # NOT_SERVING while ``records_error`` stands
         self._records_probed = 0.0  # when the folder was last probed (time.monotonic)
@@ -721,7 +722,7 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
     service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
     add_referee_service(service, server)
-    add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown, never changes a match
+    service.search = add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*HEALTH_NAMES, SEARCH_SERVICE):
@@ -811,6 +812,8 @@ class EmbeddedReferee:
         async def shutdown() -> None:
             assert self._server is not None
             await self._server.stop(grace)
+            if self.service is not None and self.service.search is not None:
+                self.service.search.close()
             if self.service is not None:
                 for task in list(self.service.tasks):
                     task.cancel()

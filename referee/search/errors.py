@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from referee.errors import RefereeError
 
-__all__ = ["SearchError", "BadToken", "NotSearchable", "KnowledgeMismatch"]
+__all__ = ["SearchError", "BadToken", "NotSearchable", "KnowledgeMismatch", "OutOfTime"]
 
 
 class SearchError(RefereeError):
@@ -22,3 +22,8 @@ class NotSearchable(SearchError):
 
 class KnowledgeMismatch(SearchError):
     """The seat's record does not add up to its view (a sampler bug, never the client's fault: ``INTERNAL``)."""
+
+
+class OutOfTime(SearchError):
+    """The call's time ran out (its deadline or the server's ``--max-search-ms``) before its work was done: the
+    work stops there, wherever it was (maps to ``DEADLINE_EXCEEDED``)."""

@@ -114,7 +114,8 @@ def seat_record(match: Match, seat: int) -> SeatRecord:
     if not 0 <= seat < state.seats:
         raise NotSearchable("NO_SUCH_SEAT", f"the match has no seat {seat}")
     log = match.log
-    start = max((i for i, e in enumerate(log) if e.kind == "HAND_STARTED"), default=0)
+    # from the end: the hand in play is the last one (a long match's whole log is not walked at each call)
+    start = next((i for i in range(len(log) - 1, -1, -1) if log[i].kind == "HAND_STARTED"), 0)
     events = tuple(e for e in log[start:] if e.visible_to(seat))
     composition: Counter[Card] = Counter()
     for zone in (*state.hands, state.stock, state.discards, state.face_up, *state.in_front):

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import copy
 import random
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from referee.cards import Card, Rank
-from referee.search.errors import KnowledgeMismatch, NotSearchable
+from referee.search.errors import KnowledgeMismatch, NotSearchable, OutOfTime
 from referee.search.knowledge import Knowledge, SeatRecord, know
 from referee.search.simulate import SearchState
 
@@ -138,14 +139,16 @@ def deal(k: Knowledge, rng: random.Random) -> Deal:
     return Deal(tuple(out_hands), out_stock, out_down)
 
 
-def sample_states(record: SeatRecord, n: int, seed: str, knowledge: Knowledge | None = None
-                  ) -> Iterator[tuple[SearchState, Deal]]:
+def sample_states(record: SeatRecord, n: int, seed: str, knowledge: Knowledge | None = None,
+                  deadline: float | None = None) -> Iterator[tuple[SearchState, Deal]]:
     """``n`` full states consistent with what ``record``'s seat knows, each with its deal; the same record and
     seed give the same samples. Chance inside each state (a reshuffled stock) is seeded afresh, not by the
-    match's secret seed."""
+    match's secret seed. :raises OutOfTime: at a sample begun after ``deadline`` (``time.monotonic``)."""
     k = knowledge if knowledge is not None else know(record)
     rng = random.Random(f"rummy-search:{seed}")
     for i in range(n):
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime("LIMIT_SEARCH_TIME", f"the call's time ran out after {i} of {n} samples")
         d = deal(k, rng)
         state = copy.deepcopy(record.public)
         state.hands = [list(h) for h in d.hands]

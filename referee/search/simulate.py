@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import enum
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
 from referee.errors import IllegalAction, InvalidAction
+from referee.search.errors import OutOfTime
 from referee.variants import find
 from referee.variants.base import Action, Event, HandState, Phase, SeatView, Variant
 
@@ -127,16 +129,23 @@ def _choose(v: Variant, st: HandState, seat: int, policy: RolloutPolicy, rng: ra
     return rng.choice(legal)
 
 
+def _in_time(deadline: float | None, done: int, what: str) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime("LIMIT_SEARCH_TIME", f"the call's time ran out after {done} {what}")
+
+
 def simulate(ss: SearchState, actions: Sequence[Action], rollout: Rollout = Rollout(), evaluate: bool = False,
-             keep_events: bool = False, with_legal: bool = True) -> Simulation:
+             keep_events: bool = False, with_legal: bool = True, deadline: float | None = None) -> Simulation:
     """Apply ``actions`` to ``ss`` (changed in place) for the seat to act at each point, then the rollout.
 
     An action the rules refuse stops the actions there (``rejected`` has its reason code; the state is the one
-    before it) and no rollout is played. :raises InvalidAction: for a malformed action."""
+    before it) and no rollout is played. :raises InvalidAction: for a malformed action; :raises OutOfTime: at a
+    step begun after ``deadline`` (``time.monotonic``: the search pool's budget, kept in the worker itself)."""
     v = ss.rules_variant
     st = ss.state
     out = Simulation(ss, 0, None)
     for i, action in enumerate(actions):
+        _in_time(deadline, i, "actions")
         d = None if st.over else v.decision(st)
         if d is None:
             out.rejected = Rejection(i, "HAND_OVER", "the hand is over: nothing more can be played in it")
@@ -155,7 +164,8 @@ def simulate(ss: SearchState, actions: Sequence[Action], rollout: Rollout = Roll
     if out.rejected is None and rollout.policy is not RolloutPolicy.NONE:
         rng = random.Random(f"rollout:{rollout.seed}")
         limit = rollout.max_decisions or MAX_ROLLOUT_DECISIONS
-        for _ in range(limit):
+        for done in range(limit):
+            _in_time(deadline, done, "rollout decisions")
             d = None if st.over else v.decision(st)
             if d is None:
                 break
