@@ -64,8 +64,9 @@ SOCKET_IN_SANDBOX = f"{SOCKET_DIR_IN_SANDBOX}/referee.sock"
 SANDBOX_UID = 65534  # nobody: a non-zero uid is what makes bwrap drop every capability, even when run by root
 UNSANDBOXED_WARNING = (
     "bots run WITHOUT a sandbox ({why}): every bot on this host can read the others' processes, tokens, folders "
-    "and the records of the games in play (install bubblewrap: `bash scripts/apt-install.sh bubblewrap`)"
+    "and the records of the games in play, and so the other bots' hands (docs/THREAT-MODEL.md)"
 )
+INSTALL_HINT = "install bubblewrap: `bash scripts/apt-install.sh bubblewrap`"
 
 # system folders every program needs, read-only; a symlink (/bin -> usr/bin on merged-/usr systems) is recreated
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -401,12 +402,11 @@ def modes(config: TournamentConfig) -> tuple[dict[str, str], str | None]:
         asked = b.sandbox or config.sandbox
         if asked == "bwrap" and problem is not None:
             key = f"bots[{i}].sandbox" if b.sandbox else "tournament.sandbox"
-            raise ConfigError(key, f"bot {b.name!r} must run in a bwrap sandbox, but {problem} "
-                                   "(install it: `bash scripts/apt-install.sh bubblewrap`)")
+            raise ConfigError(key, f"bot {b.name!r} must run in a bwrap sandbox, but {problem} ({INSTALL_HINT})")
         if asked is None:
             asked = "none" if problem is not None else "bwrap"
             if problem is not None:
-                why = problem
+                why = f"{problem}; {INSTALL_HINT}"
         elif asked == "none" and why is None:
             why = f'the config says sandbox = "none" for {b.name}'
         out[b.name] = asked
