@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test test-slow native clients test-clients protos lint bench clean
+.PHONY: demo test test-slow native sandbox clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,16 @@ $(STAMP): pyproject.toml
 native: $(STAMP)
 	$(VENV)/bin/referee native build --optional --if-stale
 
-demo: $(STAMP) native
+# bubblewrap (bwrap): the sandbox each tournament bot runs in (tournaments/sandbox.py, docs/THREAT-MODEL.md),
+# installed when missing; without root the install fails with a warning and bots run unsandboxed, said loudly
+sandbox:
+	@command -v bwrap >/dev/null || bash scripts/apt-install.sh bubblewrap || \
+	  echo "warning: could not install bubblewrap: tournament bots will run WITHOUT a sandbox" >&2
+
+demo: $(STAMP) native sandbox
 	$(PY) -m tournaments.demo --variant $(VARIANT)
 
-test: $(STAMP) native
+test: $(STAMP) native sandbox
 	$(PY) -m pytest -q
 
 # the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing

@@ -62,9 +62,12 @@ async def _serve(args: argparse.Namespace) -> None:
     admin_token, credentials = _security(args)
     server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc,
                                                 limits, admin_token=admin_token, credentials=credentials,
-                                                unfinished=args.unfinished)
+                                                unfinished=args.unfinished, unix_path=args.unix)
     tune_gc()
-    print(json.dumps({"event": "serving", "address": f"{args.host}:{port}", "loop": loops.chosen(args.loop)}), flush=True)
+    serving = {"event": "serving", "address": f"{args.host}:{port}", "loop": loops.chosen(args.loop)}
+    if args.unix:
+        serving["unix"] = f"unix:{args.unix}"
+    print(json.dumps(serving), flush=True)
     viewer = None
     if args.http is not None:
         from referee.viewer import start_viewer
@@ -160,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=50051)
     s.add_argument("--records", default="records", help="folder for match records (JSON lines)")
+    s.add_argument("--unix", metavar="PATH", help="also listen on this Unix socket (mode 0600, no TLS), for bots in a "
+                   "sandbox with no network: `tournament run --referee unix:PATH` binds it into theirs")
     s.add_argument("--loop", choices=loops.LOOPS, default="auto",
                    help="the event loop: uvloop where installed (auto, the default; less overhead per message), or "
                         "asyncio's own")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
+import os
 import secrets
 import threading
 import time
@@ -713,10 +715,12 @@ def _client(context: grpc.aio.ServicerContext) -> str:
 async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
                         default_time: TimeControl = DEFAULT_TIME, limits: ServerLimits = DEFAULT_LIMITS,
                         admin_token: str | None = None, credentials: grpc.ServerCredentials | None = None,
-                        unfinished: str = "leave") -> tuple[grpc.aio.Server, int, RefereeService]:
+                        unfinished: str = "leave", unix_path: str | None = None) -> tuple[grpc.aio.Server, int, RefereeService]:
     """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service.
     ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only;
-    ``unfinished``: what to do with unfinished records in ``records_dir`` before serving (``UNFINISHED_MODES``)."""
+    ``unfinished``: what to do with unfinished records in ``records_dir`` before serving (``UNFINISHED_MODES``);
+    ``unix_path``: also listen on this Unix socket (plain gRPC: who may connect is the socket folder's mode), the
+    way into a sandbox that has no network. :raises OSError: the socket cannot be bound."""
     server = grpc.aio.server(options=server_options(limits))
     descriptor_budget(limits)
     service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
@@ -732,8 +736,23 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
              SEARCH_SERVICE, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
     port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)
+    if unix_path is not None:
+        _bind_unix(server, unix_path)
     await server.start()
     return server, port, service
+
+
+def _bind_unix(server: grpc.aio.Server, path: str) -> None:
+    """Listen on a Unix socket at ``path`` (a stale socket file there, left by a killed referee, is replaced;
+    any other file is not). The socket itself is 0600: only the referee's user may connect."""
+    p = Path(path)
+    if p.is_socket():
+        p.unlink()
+    elif p.exists():
+        raise OSError(errno.EEXIST, f"not a socket; refusing to replace it: {path}")
+    if server.add_insecure_port(f"unix:{path}") == 0:
+        raise OSError(errno.EADDRNOTAVAIL, f"cannot listen on unix:{path}")
+    os.chmod(path, 0o600)  # bound at once by add_insecure_port; a umask would reach every thread's files
 
 
 class _Registration:
@@ -766,8 +785,10 @@ class EmbeddedReferee:
     def __init__(self, records_dir: str | Path | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1",
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
-                 credentials: grpc.ServerCredentials | None = None, unfinished: str = "leave") -> None:
+                 credentials: grpc.ServerCredentials | None = None, unfinished: str = "leave",
+                 unix_path: str | Path | None = None) -> None:
         self.records_dir = str(records_dir) if records_dir else None
+        self.unix_path = str(unix_path) if unix_path else None  # also listen here (sandboxed bots' way in)
         self.unfinished = unfinished
         self.admin_token = admin_token
         self.credentials = credentials
@@ -792,7 +813,7 @@ class EmbeddedReferee:
             async def boot() -> None:
                 self._server, port, self.service = await create_server(
                     f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits,
-                    self.admin_token, self.credentials, self.unfinished)
+                    self.admin_token, self.credentials, self.unfinished, self.unix_path)
                 self.address = f"{self.host}:{port}"
                 ready.set()
 

@@ -1,24 +1,30 @@
 """Bot processes: started once, kept alive, restarted only if they die.
 
-A bot is any command line. It is run with ``--referee HOST:PORT --bot-token TOKEN`` appended (and the same in
-``RUMMY_REFEREE`` / ``RUMMY_BOT_TOKEN``); it connects once and the referee seats it in match after match over
-that one stream, several matches at once if the tournament runs them concurrently. Starting a Python gRPC bot
-costs about as much as playing a fast game, which is why tournaments keep bots alive (see
-``bench/tournament_throughput.py``).
+A bot is any command line. It is run with ``--referee ADDRESS`` appended, its bot token in the environment only
+(``RUMMY_BOT_TOKEN``, with ``RUMMY_REFEREE``; a command line is readable by every process on the host, an
+environment only by its own user's, and not at all from a sandbox); it connects once and the referee seats it in
+match after match over that one stream, several matches at once if the tournament runs them concurrently.
+Starting a Python gRPC bot costs about as much as playing a fast game, which is why tournaments keep bots alive
+(see ``bench/tournament_throughput.py``).
+
+Each process runs in the bot's sandbox (:mod:`tournaments.sandbox`: bwrap, its own PID namespace, no network, a
+read-only system, its own folder writable, memory/CPU/process limits) unless its config says ``sandbox =
+"none"`` or the host has no bwrap; a sandboxed bot reaches the referee at ``unix:/run/rummy/referee.sock``.
 
 Each bot process's stderr (and stdout) is kept, capped to its last ``log_cap`` bytes, in
 ``<output>/bots/<bot>-<n>.log``, with a line at every start and exit. Bots run in their own session (Ctrl-C
 in the terminal reaches only the runner, which then stops them in order) and, on Linux, get SIGTERM if the
 runner itself dies (even by SIGKILL), so a killed tournament leaves no orphans.
 
-:class:`OneShot` runs a bot for a single seat instead (``--match ID --token T``), for bots that cannot play
-several matches over one stream and for measuring what persistence saves.
+:class:`OneShot` runs a bot for a single seat instead (``--match ID``, the seat token in ``RUMMY_SEAT_TOKEN``),
+for bots that cannot play several matches over one stream and for measuring what persistence saves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -26,33 +32,49 @@ import signal
 import sys
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournaments.config import BotSpec
+from tournaments.config import BotSpec, TournamentConfig
+from tournaments.sandbox import SOCKET_IN_SANDBOX, Cgroups, Sandbox, bwrap_path, hidden_paths, limits_for, modes
 
-__all__ = ["TailLog", "BotProcess", "BotPool", "OneShot", "LOG_CAP"]
+__all__ = ["TailLog", "BotProcess", "BotPool", "OneShot", "Isolation", "isolations", "LOG_CAP"]
 
 LOG_CAP = 64 * 1024
 
 
 # Linux: the bot is started through a tiny launcher (``python -S``, about 25 ms) that asks the kernel to send it
-# SIGTERM when the runner dies (PR_SET_PDEATHSIG survives the exec), then execs the bot's command. A
-# ``preexec_fn`` would do the same without the launcher, but it runs Python between fork and exec in a process
-# full of gRPC threads (unsafe, and gRPC complains about it), and it forbids the faster vfork.
+# SIGTERM when the runner dies (PR_SET_PDEATHSIG survives the exec), then execs the bot's command (or bwrap,
+# which then runs it with --die-with-parent). A ``preexec_fn`` would do the same without the launcher, but it
+# runs Python between fork and exec in a process full of gRPC threads (unsafe, and gRPC complains about it), and
+# it forbids the faster vfork. The launcher also enters the process's cgroups and sets its rlimits (sandbox.py),
+# so they bind bwrap and everything the bot starts; its second argument says which, as JSON (no secret in it).
 _LAUNCHER = """
-import ctypes, os, signal, sys
+import ctypes, json, os, resource, signal, sys
 try:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 except Exception:
     pass
 if os.getppid() != int(sys.argv[1]):  # the runner died before prctl: do not start at all
     sys.exit(0)
+setup = json.loads(sys.argv[2])
+for procs in setup.get("cgroups", ()):
+    try:
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as exc:
+        print(f"sandbox: cannot enter {procs}: {exc}", file=sys.stderr)
+for name, value in setup.get("rlimits", {}).items():
+    try:
+        resource.setrlimit(getattr(resource, name), tuple(value))
+    except (OSError, ValueError, AttributeError) as exc:
+        print(f"sandbox: cannot set {name}: {exc}", file=sys.stderr)
 try:
-    os.execvp(sys.argv[2], sys.argv[2:])
+    os.execvp(sys.argv[3], sys.argv[3:])
 except OSError as exc:
-    print(f"cannot start {sys.argv[2]!r}: {exc}", file=sys.stderr)
+    print(f"cannot start {sys.argv[3]!r}: {exc}", file=sys.stderr)
     sys.exit(127)
 """
 _GUARD = sys.platform.startswith("linux")
@@ -145,19 +167,98 @@ def cannot_start(spec: BotSpec) -> str | None:
     return None
 
 
-async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], log: TailLog) -> asyncio.subprocess.Process:
+@dataclass(frozen=True)
+class Isolation:
+    """How one bot's processes are started: in ``sandbox`` (None: as they are, with the warning the runner gave)
+    with the limits ``cgroups`` can enforce here (None: rlimits only). See :mod:`tournaments.sandbox`."""
+
+    sandbox: Sandbox | None = None
+    cgroups: Cgroups | None = None
+
+    def referee_for(self, address: str) -> str:
+        """The address the bot is told: the socket bound into its sandbox, else the referee's own."""
+        if self.sandbox is not None and self.sandbox.socket is not None:
+            return f"unix:{SOCKET_IN_SANDBOX}"
+        return address
+
+    def setup(self, name: str) -> dict[str, Any]:
+        """The launcher's setup for one process called ``name``: its cgroups (created now) and rlimits."""
+        if self.sandbox is None:
+            return {}
+        limits = self.sandbox.limits
+        cgroups = self.cgroups.create(name, limits) if self.cgroups is not None else []
+        kinds = set(self.cgroups.kinds) if self.cgroups is not None else set()
+        rlimits: dict[str, list[int]] = {}
+        if limits.cpu_time_s:  # SIGXCPU first (a bot may catch it), SIGKILL a second later
+            rlimits["RLIMIT_CPU"] = [limits.cpu_time_s, limits.cpu_time_s + 1]
+        if limits.memory_mb and "memory" not in kinds:
+            rlimits["RLIMIT_DATA"] = [limits.memory_mb * 1024 * 1024] * 2
+        return {"cgroups": cgroups, "rlimits": rlimits}
+
+    def release(self, name: str) -> None:
+        if self.sandbox is not None and self.cgroups is not None:
+            self.cgroups.remove(name)
+
+
+NO_ISOLATION = Isolation()
+
+
+def isolations(config: TournamentConfig, specs: Sequence[BotSpec], socket: Path | None,
+               hidden: Sequence[Path] = ()) -> tuple[dict[str, Isolation], Cgroups | None]:
+    """Each bot's :class:`Isolation` for this run (``socket``: the referee's Unix socket on the host, None for a
+    TCP referee); the cgroups they share, for :meth:`Cgroups.remove_all` at the end."""
+    chosen, _ = modes(config)
+    if not any(chosen.get(b.name) == "bwrap" for b in specs):
+        return {}, None
+    cgroups = Cgroups()
+    bwrap = bwrap_path()
+    assert bwrap is not None  # modes() said bwrap works
+    hide = hidden_paths(config, hidden)
+    folders = {b.name: Path(os.path.abspath(b.cwd or Path.cwd())) for b in config.bots}
+    out: dict[str, Isolation] = {}
+    for b in specs:
+        if chosen.get(b.name) != "bwrap":
+            continue
+        others = tuple(f for n, f in folders.items() if n != b.name and f != folders[b.name])
+        sandbox = Sandbox(bwrap, limits_for(config, b), hide, others, socket, b.binds)
+        out[b.name] = Isolation(sandbox, cgroups)
+    return out, cgroups
+
+
+async def _spawn(argv: Sequence[str], spec: BotSpec, env_extra: dict[str, str], log: TailLog,
+                 isolation: Isolation = NO_ISOLATION, name: str = "") -> asyncio.subprocess.Process:
+    """Start the bot. Its secrets (tokens) are in ``env_extra``, which reaches it through the environment only:
+    a command line is readable by every process on the host (/proc/PID/cmdline), an environment only by its
+    own user's."""
     env = {**os.environ, **spec.env, **env_extra}
+    cwd = spec.cwd or Path.cwd()
+    if isolation.sandbox is not None:
+        argv = isolation.sandbox.argv(argv, cwd, env)
     if _GUARD:
-        argv = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), *argv]
+        setup = isolation.setup(name)
+        argv = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), json.dumps(setup), *argv]
     return await asyncio.create_subprocess_exec(
         *argv,
-        cwd=str(spec.cwd) if spec.cwd else None,
+        cwd=str(cwd),
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def _why(code: int | None) -> str:
+    """What an exit code says about a limit: a sandboxed bot killed for memory, CPU time or by a signal."""
+    if code is None or code >= 0 and code <= 128:
+        return ""
+    sig = -code if code < 0 else code - 128
+    reason = {signal.SIGKILL: "killed: out of memory, past its CPU time, or stopped", signal.SIGXCPU: "past its CPU time"}
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        return ""
+    return f" ({name}{': ' + reason[signal.Signals(sig)] if signal.Signals(sig) in reason else ''})"
 
 
 def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
@@ -193,10 +294,12 @@ async def _terminate(proc: asyncio.subprocess.Process, grace: float) -> int | No
 class BotProcess:
     """One persistent process of a bot, with its own bot token; restarted (with backoff) whenever it dies."""
 
-    def __init__(self, spec: BotSpec, index: int, referee: str, log_dir: Path, logger: Any = None, log_cap: int = LOG_CAP) -> None:
+    def __init__(self, spec: BotSpec, index: int, referee: str, log_dir: Path, logger: Any = None, log_cap: int = LOG_CAP,
+                 isolation: Isolation = NO_ISOLATION) -> None:
         self.spec = spec
         self.index = index
-        self.referee = referee
+        self.isolation = isolation
+        self.referee = isolation.referee_for(referee)
         self.token = f"{spec.name}-{index}-{secrets.token_urlsafe(12)}"
         self.log = TailLog(log_dir / f"{spec.name}-{index}.log", log_cap)
         self.logger = logger
@@ -209,7 +312,8 @@ class BotProcess:
 
     @property
     def argv(self) -> list[str]:
-        return [*resolve_command(self.spec.command), "--referee", self.referee, "--bot-token", self.token]
+        """The bot's command line: its token is NOT on it (RUMMY_BOT_TOKEN carries it)."""
+        return [*resolve_command(self.spec.command), "--referee", self.referee]
 
     @property
     def seed(self) -> int:
@@ -229,10 +333,12 @@ class BotProcess:
             self.starts += 1
             started = time.monotonic()
             what = "start" if self.starts == 1 else f"restart #{self.starts - 1}"
-            self.log.note(f"{what}: {' '.join(self.spec.command)} --referee {self.referee} --bot-token ***")
+            where = "sandboxed" if self.isolation.sandbox is not None else "NOT sandboxed"
+            self.log.note(f"{what} ({where}): {' '.join(self.spec.command)} --referee {self.referee}")
+            cgroup = f"{self.spec.name}-{self.index}"
             try:
                 env = {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token, "RUMMY_BOT_SEED": str(self.seed)}
-                self.proc = await _spawn(self.argv, self.spec, env, self.log)
+                self.proc = await _spawn(self.argv, self.spec, env, self.log, self.isolation, cgroup)
             except OSError as exc:
                 self.proc = None
                 self.log.note(f"cannot start: {exc}")
@@ -250,9 +356,10 @@ class BotProcess:
                 finally:
                     pump.cancel()
                     _close_pipes(self.proc)
+                    self.isolation.release(cgroup)
                 if self._stopping:
                     break
-                self.log.note(f"exited with code {code}")
+                self.log.note(f"exited with code {code}{_why(code)}")
                 self._event("bot_died", code=code, start=self.starts)
             self.exits.append(code)
             if self._stopping:
@@ -266,6 +373,7 @@ class BotProcess:
         if self.proc is not None and self.proc.returncode is None:
             code = await _terminate(self.proc, grace)
             self.log.note(f"stopped (exit code {code})")
+        self.isolation.release(f"{self.spec.name}-{self.index}")
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -290,10 +398,13 @@ class BotPool:
         logger: Any = None,
         log_cap: int = LOG_CAP,
         min_processes: dict[str, int] | None = None,
+        isolation: Mapping[str, Isolation] | None = None,
     ) -> None:
         need = min_processes or {}
+        iso = isolation or {}
         self.procs: dict[str, list[BotProcess]] = {
-            b.name: [BotProcess(b, i, referee, log_dir, logger, log_cap) for i in range(max(b.processes, need.get(b.name, 1)))]
+            b.name: [BotProcess(b, i, referee, log_dir, logger, log_cap, iso.get(b.name, NO_ISOLATION))
+                     for i in range(max(b.processes, need.get(b.name, 1)))]
             for b in bots
         }
 
@@ -327,27 +438,44 @@ class BotPool:
 
 
 class OneShot:
-    """Runs a bot for one seat of one match: ``command --referee HOST:PORT --match ID --token T``."""
+    """Runs a bot for one seat of one match: ``command --referee ADDRESS --match ID``, its seat token in
+    RUMMY_SEAT_TOKEN (never on the command line)."""
 
-    def __init__(self, bots: Sequence[BotSpec], referee: str, log_dir: Path, log_cap: int = LOG_CAP) -> None:
+    def __init__(self, bots: Sequence[BotSpec], referee: str, log_dir: Path, log_cap: int = LOG_CAP,
+                 isolation: Mapping[str, Isolation] | None = None) -> None:
         self.specs = {b.name: b for b in bots}
         self.referee = referee
+        self.isolation = dict(isolation or {})
         self.logs = {b.name: TailLog(log_dir / f"{b.name}-per-match.log", log_cap) for b in bots}
+        self._names: dict[int, tuple[str, str]] = {}  # process id -> (bot, its cgroup name)
+        self._count = 0
 
     async def play(self, name: str, match_id: str, token: str) -> asyncio.subprocess.Process | None:
         spec = self.specs[name]
         log = self.logs[name]
-        argv = [*resolve_command(spec.command), "--referee", self.referee, "--match", match_id, "--token", token]
+        iso = self.isolation.get(name, NO_ISOLATION)
+        referee = iso.referee_for(self.referee)
+        argv = [*resolve_command(spec.command), "--referee", referee, "--match", match_id]
+        self._count += 1
+        cgroup = f"{name}-m{self._count}"
         try:
-            proc = await _spawn(argv, spec, {"RUMMY_REFEREE": self.referee, "RUMMY_MATCH": match_id, "RUMMY_SEAT_TOKEN": token}, log)
+            proc = await _spawn(argv, spec, {"RUMMY_REFEREE": referee, "RUMMY_MATCH": match_id, "RUMMY_SEAT_TOKEN": token},
+                                log, iso, cgroup)
         except OSError as exc:
+            iso.release(cgroup)
             log.note(f"match {match_id}: cannot start: {exc}")
             return None
+        self._names[proc.pid] = (name, cgroup)
         asyncio.get_running_loop().create_task(_pump(proc.stdout, log))
         return proc
 
-    @staticmethod
-    async def finish(procs: Sequence[asyncio.subprocess.Process | None], grace: float = 5.0) -> None:
+    def release(self, proc: asyncio.subprocess.Process) -> None:
+        """Remove an ended seat process's cgroups."""
+        name, cgroup = self._names.pop(proc.pid, ("", ""))
+        if name:
+            self.isolation.get(name, NO_ISOLATION).release(cgroup)
+
+    async def finish(self, procs: Sequence[asyncio.subprocess.Process | None], grace: float = 5.0) -> None:
         """Wait for the seat processes to leave after their match (they should exit by themselves)."""
         async def one(p: asyncio.subprocess.Process | None) -> None:
             if p is None:
@@ -355,6 +483,7 @@ class OneShot:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(p.wait(), grace)
             await _terminate(p, 1.0)  # what is left of its group, and its pipes
+            self.release(p)
 
         await asyncio.gather(*(one(p) for p in procs))
 

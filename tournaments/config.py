@@ -16,10 +16,13 @@ paths in a bot's ``command``.
     seed = "spring"
     output = "results/spring"
     time_control = { per_move_ms = 1000, bank_ms = 0 }
+    sandbox = "bwrap"               # or "none"; default: "bwrap" where bubblewrap works (tournaments/sandbox.py)
+    limits = { memory_mb = 2048, processes = 256, cpu_cores = 1.0, cpu_time_s = 3600 }  # per bot process
 
     [[bots]]
     name = "greedy"
     command = ["python", "-m", "rummybot.bots.greedy"]
+    # sandbox = "none", limits = { memory_mb = 4096 }, binds = ["../shared-data"]   (per bot, read-only binds)
 """
 
 from __future__ import annotations
@@ -62,13 +65,17 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot: a command line (any language) run with ``--referee HOST:PORT --bot-token TOKEN`` appended."""
+    """A bot: a command line (any language) run with ``--referee ADDRESS`` appended and its token in the
+    environment (``RUMMY_BOT_TOKEN``; never on the command line, which every local process can read)."""
 
     name: str
     command: tuple[str, ...]
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     processes: int = 1  # persistent processes of this bot; each plays many matches at once over one stream
+    sandbox: str | None = None  # "bwrap" | "none"; None: the tournament's choice
+    limits: Mapping[str, int | float] = field(default_factory=dict)  # overrides of the tournament's limits
+    binds: tuple[Path, ...] = ()  # more paths the sandboxed bot may read
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,8 @@ class TournamentConfig:
     ratings: RatingOptions = RatingOptions()
     sprt: SprtOptions | None = None  # schedule "sprt": the test; games_per_pairing caps its deals
     source: Path | None = None  # the file it was read from
+    sandbox: str | None = None  # "bwrap" | "none" for every bot; None: bwrap where it works (tournaments.sandbox)
+    limits: Mapping[str, int | float] = field(default_factory=dict)  # per bot process (sandbox.Limits keys)
 
     def bot(self, name: str) -> BotSpec:
         for b in self.bots:
@@ -220,7 +229,7 @@ def parse_config(
         (
             "variant", "options", "seats", "games_per_pairing", "schedule", "candidates", "pool", "games",
             "time_control", "concurrency", "seed", "output", "max_turns_per_hand", "max_hands", "forfeit_after",
-            "match_timeout_s", "process_per_match", "sprt",
+            "match_timeout_s", "process_per_match", "sprt", "sandbox", "limits",
         ),
     )
 
@@ -327,6 +336,8 @@ def parse_config(
         ratings=ratings,
         sprt=sprt,
         source=source,
+        sandbox=_sandbox(t, "tournament.sandbox"),
+        limits=_limits(t.get("limits", {}), "tournament.limits"),
     )
 
 
@@ -341,7 +352,7 @@ def _bots(value: Any, base: Path) -> tuple[BotSpec, ...]:
     seen: set[str] = set()
     for i, b in enumerate(value):
         where = f"bots[{i}]"
-        _no_unknown(b, f"{where}.", ("name", "command", "cwd", "env", "processes"))
+        _no_unknown(b, f"{where}.", ("name", "command", "cwd", "env", "processes", "sandbox", "limits", "binds"))
         name = _string(b, f"{where}.name", "name", required=True)
         assert name is not None
         if not _NAME.match(name):
@@ -370,8 +381,48 @@ def _bots(value: Any, base: Path) -> tuple[BotSpec, ...]:
                 raise ConfigError(f"{where}.env.{k}", f"must be a string, not {_show(v)}")
             env[str(k)] = str(v)
         processes = _int(b, f"{where}.processes", "processes", default=1, minimum=1)
-        out.append(BotSpec(name, tuple(cmd), cwd, env, processes or 1))
+        binds_v = b.get("binds", [])
+        if not isinstance(binds_v, list) or not all(isinstance(x, str) and x for x in binds_v):
+            raise ConfigError(f"{where}.binds", f"must be a list of paths the sandboxed bot may read, not {_show(binds_v)}")
+        binds = tuple(_path(x, base) for x in binds_v)
+        for x in binds:
+            if not x.exists():
+                raise ConfigError(f"{where}.binds", f"no such file or folder: {x}")
+        out.append(BotSpec(name, tuple(cmd), cwd, env, processes or 1, _sandbox(b, f"{where}.sandbox"),
+                           _limits(b.get("limits", {}), f"{where}.limits"), binds))
     return tuple(out)
+
+
+def _sandbox(table: Mapping[str, Any], key: str) -> str | None:
+    v = table.get("sandbox")
+    if v is None:
+        return None
+    if v not in ("bwrap", "none"):
+        raise ConfigError(key, f'must be "bwrap" (bubblewrap) or "none", not {_show(v)}')
+    return str(v)
+
+
+_LIMITS = {"memory_mb": int, "processes": int, "cpu_time_s": int, "cpu_cores": float}
+
+
+def _limits(value: Any, key: str) -> dict[str, int | float]:
+    """A sandbox's limits table: each a non-negative number (0 turns it off)."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(key, "must be a table: { memory_mb = 2048, processes = 256, cpu_cores = 1.0, cpu_time_s = 3600 }")
+    _no_unknown(value, f"{key}.", tuple(_LIMITS))
+    out: dict[str, int | float] = {}
+    for name, v in value.items():
+        kind = _LIMITS[name]
+        ok = not isinstance(v, bool) and (isinstance(v, int) if kind is int else isinstance(v, (int, float)))
+        if not ok or v < 0:
+            what = "a whole number" if kind is int else "a number"
+            raise ConfigError(f"{key}.{name}", f"must be {what} of at least 0 (0: no limit), not {_show(v)}")
+        if name == "memory_mb" and 0 < v < 16:
+            raise ConfigError(f"{key}.{name}", f"{v} MB cannot run a bot; give at least 16 (or 0: no limit)")
+        if name == "processes" and 0 < v < 4:
+            raise ConfigError(f"{key}.{name}", f"{v} cannot run a bot (bwrap alone takes 2); give at least 4 (or 0: no limit)")
+        out[name] = kind(v)
+    return out
 
 
 def _ratings(value: Any, names: tuple[str, ...]) -> RatingOptions:

@@ -607,18 +607,23 @@ def _admin_interceptors() -> list[Any]:
     return [Bearer()]
 
 
-def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None, bot_logs: Path | None = None) -> Backend:
+def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None, bot_logs: Path | None = None,
+                 unix_socket: Path | None = None) -> Backend:
     """The real thing: bot processes (persistent, or per match) and a gRPC channel to the referee at
-    ``address``. Bot logs go to ``bot_logs`` (default: the output's ``bots/``)."""
+    ``address``. Bot logs go to ``bot_logs`` (default: the output's ``bots/``). Sandboxed bots reach the referee
+    through ``unix_socket`` (or ``address`` itself if it is ``unix:PATH``), bound into their sandbox; without
+    one, over TCP, so their sandbox keeps the network."""
 
     @contextlib.asynccontextmanager
     async def cm() -> AsyncIterator[MatchFn]:
         import grpc
 
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-        from tournaments.botproc import BotPool, OneShot
+        from tournaments.botproc import BotPool, OneShot, isolations
+        from tournaments.sandbox import unix_socket_of
 
         log_dir = bot_logs or config.output / "bots"
+        socket = unix_socket or unix_socket_of(address)
         # reconnect soon after a referee restart (gRPC's own default backoff grows to 120 s between attempts)
         channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors(), options=[
             ("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
@@ -631,20 +636,30 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
             stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated stub
             used = plan_.bots_used()
             specs = [b for b in config.bots if b.name in used]
-            if config.process_per_match:
-                oneshot = OneShot(specs, address, log_dir)
-                try:
-                    yield PerMatchProcesses(stub, oneshot)
-                finally:
-                    oneshot.flush()
-            else:
-                need = plan_.seats_per_bot()
-                pool = BotPool(specs, address, log_dir, log, min_processes=need)
-                pool.start()
-                try:
-                    yield GrpcMatches(stub, pool)
-                finally:
-                    await pool.stop()
+            isolation, cgroups = isolations(config, specs, socket, hidden=[log_dir])
+            if log is not None and isolation:
+                first = next(iter(isolation.values())).sandbox
+                assert first is not None
+                log.info("sandbox", bots=sorted(isolation), network=first.share_net,
+                         limits=cgroups.kinds if cgroups is not None else [], referee=str(socket or address))
+            try:
+                if config.process_per_match:
+                    oneshot = OneShot(specs, address, log_dir, isolation=isolation)
+                    try:
+                        yield PerMatchProcesses(stub, oneshot)
+                    finally:
+                        oneshot.flush()
+                else:
+                    need = plan_.seats_per_bot()
+                    pool = BotPool(specs, address, log_dir, log, min_processes=need, isolation=isolation)
+                    pool.start()
+                    try:
+                        yield GrpcMatches(stub, pool)
+                    finally:
+                        await pool.stop()
+            finally:
+                if cgroups is not None:
+                    cgroups.remove_all()
         finally:
             await channel.close()
 
@@ -692,16 +707,25 @@ def run_tournament(
     if continuing.is_continuing(config):
         config = continuing.with_entries(config)
     p = plan(config)
+    unsandboxed: str | None = None
     if cluster is None and backend is None:  # bots started here (a cluster's workers start their own)
         from tournaments.botproc import cannot_start
+        from tournaments.sandbox import modes
 
         for i, spec in enumerate(config.bots):
             if (why := cannot_start(spec)) is not None:
                 raise ConfigError(f"bots[{i}].command", f"bot {spec.name!r} cannot start: {why}")
+        _, unsandboxed = modes(config)  # raises when a bot asks for bwrap and this host has none
     out = config.output
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:
         log = make_logger(cleanup.enter_context((out / "tournament.log").open("a", encoding="utf-8", buffering=1)))
+        if unsandboxed is not None:
+            from tournaments.sandbox import UNSANDBOXED_WARNING
+
+            warning = UNSANDBOXED_WARNING.format(why=unsandboxed)
+            log.warning("unsandboxed", message=warning)
+            print(f"WARNING: {warning}", file=sys.stderr)
         store = cleanup.enter_context(Store(out / DB_NAME))
         if cluster is not None and backend is None:
             from tournaments.cluster import cluster_backend, cluster_threads
@@ -766,10 +790,16 @@ def _run(
             cleanup.callback(lambda: structlog.configure(**saved))
             ref_log = cleanup.enter_context((out / "referee.log").open("a", encoding="utf-8", buffering=1))
             configure_logging("info", json=True, stream=ref_log)
-            embedded = EmbeddedReferee(records_dir=out / "records")
+            from tournaments.sandbox import private_socket_dir
+
+            # the bots' way in: a Unix socket in a private folder outside the output (sandboxes have no network)
+            socket = cleanup.enter_context(private_socket_dir()) / "referee.sock"
+            embedded = EmbeddedReferee(records_dir=out / "records", unix_path=str(socket))
             address = embedded.start()
-            log.info("referee_started", address=address)
-        backend = grpc_backend(config, address, p, log)
+            log.info("referee_started", address=address, unix=str(socket))
+        else:
+            socket = None
+        backend = grpc_backend(config, address, p, log, unix_socket=socket)
     try:
         run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s, on_result))
     finally:

@@ -272,12 +272,13 @@ async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredent
 
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:
     """The command line every bundled bot takes: ``--referee HOST:PORT`` and ``--bot-token T``, or
-    ``--match ID --token T``; RUMMY_REFEREE, RUMMY_BOT_TOKEN and RUMMY_BOT_SEED in the environment work too."""
+    ``--match ID --token T``; RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN and RUMMY_BOT_SEED in
+    the environment work too (a tournament passes tokens there only: a command line is readable by every process)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE", "127.0.0.1:50051"), help="HOST:PORT")
     p.add_argument("--bot-token", default=os.environ.get("RUMMY_BOT_TOKEN"), help="play match after match")
-    p.add_argument("--match", help="match id (with --token: one seat)")
-    p.add_argument("--token", help="seat token")
+    p.add_argument("--match", default=os.environ.get("RUMMY_MATCH"), help="match id (with --token: one seat)")
+    p.add_argument("--token", default=os.environ.get("RUMMY_SEAT_TOKEN"), help="seat token (or RUMMY_SEAT_TOKEN)")
     p.add_argument("--name", default=None)
     env_seed = os.environ.get("RUMMY_BOT_SEED")
     p.add_argument("--seed", type=int, default=int(env_seed) if env_seed and env_seed.isdigit() else None,
