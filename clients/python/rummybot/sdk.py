@@ -111,6 +111,7 @@ class RefereeUnreachable(Exception):
 
 
 RECONNECTS = 8  # a dropped stream is joined again this many times in a row (backoff 0.1 s doubling to 2 s: ~9 s)
+FIRST_JOIN_RETRIES = 3  # before any welcome: a referee still starting gets ~1 s, a wrong address fails fast
 
 
 def _retryable(exc: grpc.aio.AioRpcError) -> bool:
@@ -129,8 +130,8 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end.
     ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext.
 
-    A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row with a doubling
-    backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
+    A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row (before the first
+    welcome, at most ``FIRST_JOIN_RETRIES``) with a doubling backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
     what was missed and the pending request. The bot sees every event once, in order, and each decision once; an
     answer the referee may not have received is sent again when it asks again.
 
@@ -265,7 +266,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
                         (exc.details() or "").startswith("MATCH_OVER") and match_id not in finished:
                     await _fetch_result(bot, referee, credentials, match_id, results)  # it ended while we were away
                     return results
-                if not _retryable(exc) or attempts >= reconnects:
+                if not _retryable(exc) or attempts >= (reconnects if welcomed else min(reconnects, FIRST_JOIN_RETRIES)):
                     if not welcomed and exc.code() == grpc.StatusCode.UNAVAILABLE:
                         raise RefereeUnreachable(referee, exc.details() or "") from exc
                     raise

@@ -42,7 +42,8 @@ public final class RummyBot {
 
     /**
      * Parses the command line ({@link BotOptions}), {@linkplain #play plays} until the referee is done with the
-     * bot, and exits: 0 when it is, 2 on a bad command line, 1 when the stream failed.
+     * bot, and exits: 0 when it is, 2 on a bad command line, 1 when the stream failed (with one line naming the
+     * referee's address, e.g. when no referee answers there).
      */
     public static void main(String[] args, Bot bot) {
         main(args, options -> bot);
@@ -63,8 +64,12 @@ public final class RummyBot {
         int code = 0;
         try {
             play(bot, options);
+        } catch (RefereeUnreachableException e) {
+            System.err.println(name + ": " + e.getMessage());
+            code = 1;
         } catch (StatusRuntimeException e) {
-            System.err.println(name + ": " + e.getStatus().getCode() + ": " + e.getStatus().getDescription());
+            System.err.println(name + ": " + e.getStatus().getCode() + ": " + oneLine(e.getStatus().getDescription())
+                    + " (referee " + options.referee() + ")");
             code = 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -78,8 +83,9 @@ public final class RummyBot {
      * tournament ends by stopping its referee), or until the one match ends (seat mode), and returns the results
      * of the matches played.
      *
-     * @throws StatusRuntimeException when the stream fails otherwise (referee unreachable, wrong token, a seat's
-     *     match cut short, ...)
+     * @throws RefereeUnreachableException when no referee answers at {@code options.referee()} ({@code HOST:PORT},
+     *     or {@code unix:/PATH}: a Unix domain socket, through grpc-netty-shaded's epoll transport)
+     * @throws StatusRuntimeException when the stream fails otherwise (wrong token, a seat's match cut short, ...)
      */
     public static List<MatchResult> play(Bot bot, BotOptions options) throws InterruptedException {
         ManagedChannel channel = Grpc.newChannelBuilder(options.referee(), InsecureChannelCredentials.create())
@@ -131,6 +137,9 @@ public final class RummyBot {
                 if (next instanceof Closed closed) {
                     if (closed.status().isOk() || refereeWentAway(closed.status())) {
                         return results;
+                    }
+                    if (!welcomed && closed.status().getCode() == Status.Code.UNAVAILABLE) {
+                        throw new RefereeUnreachableException(options.referee(), closed.status());
                     }
                     throw closed.status().asRuntimeException();
                 }
@@ -223,6 +232,40 @@ public final class RummyBot {
                             .setAction(action))
                     .build());
         }
+    }
+
+    /**
+     * No referee answered at {@link #address()}: the stream failed before its first message. The message is one
+     * line naming the address and the cause (e.g. {@code Connection refused}); it never holds a token.
+     */
+    public static final class RefereeUnreachableException extends StatusRuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String address;
+        private final String reason;
+
+        RefereeUnreachableException(String address, Status status) {
+            super(status);
+            this.address = address;
+            String reason = oneLine(status.getDescription());
+            if (status.getCause() != null && status.getCause().getMessage() != null) {
+                reason += ": " + oneLine(status.getCause().getMessage());
+            }
+            this.reason = reason;
+        }
+
+        /** The referee's address as the bot was given it. */
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public String getMessage() {
+            return "cannot reach the referee at " + address + ": " + reason;
+        }
+    }
+
+    private static String oneLine(String text) {
+        return text == null ? "" : text.strip().replaceAll("\\s+", " ");
     }
 
     private sealed interface Inbound permits Received, Closed {}
