@@ -23,6 +23,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Connects a {@link Bot} to a referee and plays: {@link #main} for a bot's {@code main}, {@link #play} to embed.
@@ -37,6 +39,13 @@ public final class RummyBot {
 
     /** Sent in the Join, for the referee's logs. */
     public static final String SDK_VERSION = "java/0.1.0";
+
+    /**
+     * grpc-java sets SO_KEEPALIVE on every Netty channel and a Unix domain socket has no such option, so Netty's
+     * bootstrap warns (two lines on stderr) at every connection to a {@code unix:} referee. Held here: a logger
+     * nobody references may be collected, and its level with it.
+     */
+    private static final Logger NETTY_BOOTSTRAP = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
 
     private RummyBot() {}
 
@@ -88,6 +97,9 @@ public final class RummyBot {
      * @throws StatusRuntimeException when the stream fails otherwise (wrong token, a seat's match cut short, ...)
      */
     public static List<MatchResult> play(Bot bot, BotOptions options) throws InterruptedException {
+        if (options.referee().startsWith("unix:")) {
+            NETTY_BOOTSTRAP.setLevel(Level.SEVERE);
+        }
         ManagedChannel channel = Grpc.newChannelBuilder(options.referee(), InsecureChannelCredentials.create())
                 .build();
         try {
