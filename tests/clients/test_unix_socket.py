@@ -133,3 +133,12 @@ def test_no_referee_listening_is_exit_1_and_one_line_naming_the_address(lang: st
     assert len(lines) == 1, lines
     assert f"cannot reach the referee at {address}: " in lines[0], lines
     assert SECRET not in lines[0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_token_anywhere_is_exit_2(lang: str, tmp_path: Path) -> None:
+    """Neither RUMMY_BOT_TOKEN nor a seat (nor their flags): a bad command line, exit 2, before connecting."""
+    run = subprocess.run(_command(lang), env=_env(RUMMY_REFEREE=f"unix:{tmp_path / 'none.sock'}"),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, (run.returncode, run.stdout[-2000:], run.stderr[-2000:])
+    assert "cannot reach" not in run.stderr

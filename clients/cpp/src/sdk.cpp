@@ -218,8 +218,9 @@ int run(Bot& bot, const Options& options) {
   } else if (!one_seat && !options.bot_token.empty()) {
     join->set_bot_token(options.bot_token);
   } else {
-    std::cerr << bot.name() << ": give --bot-token T, or --match ID and --token T" << std::endl;
-    return 1;
+    std::cerr << bot.name() << ": give RUMMY_BOT_TOKEN (or --bot-token T), or RUMMY_MATCH and RUMMY_SEAT_TOKEN (or "
+              << "--match ID --token T)" << std::endl;
+    return 2;
   }
 
   auto stub = pb::Referee::NewStub(grpc::CreateChannel(options.referee, grpc::InsecureChannelCredentials()));

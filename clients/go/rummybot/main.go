@@ -70,6 +70,10 @@ func Main(bot Bot) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	if f.BotToken == "" && (f.MatchID == "" || f.SeatToken == "") {
+		fmt.Fprintln(os.Stderr, "give RUMMY_BOT_TOKEN (or --bot-token T), or RUMMY_MATCH and RUMMY_SEAT_TOKEN (or --match ID --token T)")
+		os.Exit(2)
+	}
 	if f.Name == "" {
 		f.Name = "go-bot"
 		if named, ok := bot.(Named); ok {

@@ -275,6 +275,7 @@ export function main(bot: Bot | ((args: BotArgs) => Bot), flags: readonly string
   let args: BotArgs;
   try {
     args = parseBotArgs(process.argv.slice(2), flags);
+    if (!args.botToken && !(args.matchId && args.token)) throw new Error("give a bot token, or a match id and a seat token");
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : err}\n${USAGE}\n`);
     process.exit(2);

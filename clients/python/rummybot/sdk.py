@@ -322,8 +322,9 @@ def main(bot: Any, argv: Sequence[str] | None = None) -> None:
     """Run ``bot`` from the command line until the referee is done with it."""
     args = parse_args(argv)
     if not args.bot_token and not (args.match and args.token):
-        raise SystemExit("give --bot-token T or RUMMY_BOT_TOKEN, or a match and its seat token (--match ID --token T "
-                         "or RUMMY_MATCH and RUMMY_SEAT_TOKEN)")
+        print("give RUMMY_BOT_TOKEN (or --bot-token T), or a match and its seat token (RUMMY_MATCH and "
+              "RUMMY_SEAT_TOKEN, or --match ID --token T)", file=sys.stderr)
+        raise SystemExit(2)
     if args.name:
         bot.name = args.name
     if args.seed is not None and hasattr(bot, "rng"):

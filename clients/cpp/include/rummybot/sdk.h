@@ -107,7 +107,7 @@ Options parse_args(int argc, const char* const* argv);
 /// Plays until the referee closes the stream (bot-token mode) or the one match ends (seat mode). Returns the
 /// process exit code: 0 when play ended normally (or, with a bot token, when the referee went away after
 /// welcoming the bot), 1 on an error, printed to stderr as one line naming the referee's address (with nothing
-/// listening there: `NAME: cannot reach the referee at ADDRESS: ...`).
+/// listening there: `NAME: cannot reach the referee at ADDRESS: ...`), 2 with no credential to join with.
 int run(Bot& bot, const Options& options);
 
 /// parse_args() then run(), with errors printed to stderr: `return rummybot::main(bot, argc, argv);`.
