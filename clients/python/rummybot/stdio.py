@@ -108,7 +108,7 @@ class Bridge:
                 yield m
 
         async with grpc.aio.insecure_channel(referee) as channel:
-            call = pb_grpc.RefereeStub(channel).Play(outgoing())
+            call = pb_grpc.RefereeStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
             reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
             referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
             await asyncio.wait({reader, referee_done}, return_when=asyncio.FIRST_COMPLETED)
@@ -218,9 +218,11 @@ class Bridge:
             k = answer["legal_index"]
             if not isinstance(k, int) or not 0 <= k < len(request.legal_actions):
                 raise IndexError(f"legal_index {k!r} is not in 0..{len(request.legal_actions) - 1}")
-            return request.legal_actions[k]
+            action: pb.Action = request.legal_actions[k]
+            return action
         if "action" in answer:
-            return json_format.ParseDict(answer["action"], pb.Action())
+            parsed: pb.Action = json_format.ParseDict(answer["action"], pb.Action())
+            return parsed
         raise ValueError('an answer needs "legal_index" or "action"')
 
     @staticmethod
