@@ -96,3 +96,34 @@ def test_the_bot_command_line_reads_the_environment(monkeypatch):
     args = parse_args([])
     assert (args.referee, args.bot_token, args.seed) == ("127.0.0.1:5", "tok", 42)
     assert parse_args(["--seed", "7"]).seed == 7
+
+
+def test_one_seat_from_the_environment_alone(monkeypatch):
+    """The sandboxed runner passes a seat only in the environment (RUMMY_MATCH, RUMMY_SEAT_TOKEN) and the referee
+    as a Unix socket: nothing on the command line is needed."""
+    from rummybot.sdk import parse_args
+
+    monkeypatch.setenv("RUMMY_REFEREE", "unix:/run/rummy/referee.sock")
+    monkeypatch.setenv("RUMMY_MATCH", "m1")
+    monkeypatch.setenv("RUMMY_SEAT_TOKEN", "seat-tok")
+    args = parse_args([])
+    assert (args.referee, args.match, args.token) == ("unix:/run/rummy/referee.sock", "m1", "seat-tok")
+
+
+def test_no_referee_is_a_one_line_error_naming_the_address_and_not_the_token(tmp_path):
+    """Nothing listening: ``run_bot`` gives up within seconds with ``RefereeUnreachable``, whose text names the
+    address it tried and never the token."""
+    import time
+
+    import pytest
+
+    from rummybot.sdk import RefereeUnreachable
+
+    address = f"unix:{tmp_path / 'none.sock'}"
+    started = time.monotonic()
+    with pytest.raises(RefereeUnreachable) as caught:
+        asyncio.run(run_bot(PolicyBot("r", lambda v: random_policy, seed=1), address, bot_token="tok-7f3a9c"))
+    text = str(caught.value)
+    assert time.monotonic() - started < 10
+    assert caught.value.address == address and text.startswith(f"cannot reach the referee at {address}: ")
+    assert "\n" not in text and "tok-7f3a9c" not in text

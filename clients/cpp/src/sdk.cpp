@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <exception>
 #include <iterator>
@@ -36,6 +37,27 @@ std::string status_text(const grpc::Status& status) {
       "OUT_OF_RANGE", "UNIMPLEMENTED",     "INTERNAL",         "UNAVAILABLE",      "DATA_LOSS",         "UNAUTHENTICATED"};
   const auto code = static_cast<std::size_t>(status.error_code());
   return std::string(code < std::size(kNames) ? kNames[code] : "UNKNOWN") + ": " + status.error_message();
+}
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+    } else {
+      if (space) out += ' ';
+      out += c;
+      space = false;
+    }
+  }
+  return out;
+}
+
+/// `cannot reach the referee at ADDRESS: why`, one line: gRPC's own text ("failed to connect to all addresses")
+/// may not name the address as the bot was given it.
+std::string unreachable_text(const std::string& address, const grpc::Status& status) {
+  return "cannot reach the referee at " + address + ": " + one_line(status.error_message());
 }
 
 /// One Play stream: answers decisions in arrival order and calls the bot's hooks, keeping per-match state.
@@ -196,8 +218,9 @@ int run(Bot& bot, const Options& options) {
   } else if (!one_seat && !options.bot_token.empty()) {
     join->set_bot_token(options.bot_token);
   } else {
-    std::cerr << bot.name() << ": give --bot-token T, or --match ID and --token T" << std::endl;
-    return 1;
+    std::cerr << bot.name() << ": give RUMMY_BOT_TOKEN (or --bot-token T), or RUMMY_MATCH and RUMMY_SEAT_TOKEN (or "
+              << "--match ID --token T)" << std::endl;
+    return 2;
   }
 
   auto stub = pb::Referee::NewStub(grpc::CreateChannel(options.referee, grpc::InsecureChannelCredentials()));
@@ -220,11 +243,15 @@ int run(Bot& bot, const Options& options) {
     return 0;
   }
   const grpc::Status status = stream->Finish();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !session.welcomed()) {
+    std::cerr << bot.name() << ": " << unreachable_text(options.referee, status) << std::endl;
+    return 1;
+  }
   const bool closed_by_referee = status.ok() || status.error_code() == grpc::StatusCode::CANCELLED ||
-                                 (status.error_code() == grpc::StatusCode::UNAVAILABLE && session.welcomed());
+                                 status.error_code() == grpc::StatusCode::UNAVAILABLE;
   if (closed_by_referee && !one_seat) return 0;
-  std::cerr << bot.name() << ": " << (status.ok() ? "the referee closed the stream before the match ended"
-                                                  : status_text(status))
+  std::cerr << bot.name() << ": "
+            << one_line(status.ok() ? "the referee closed the stream before the match ended" : status_text(status))
             << " (referee " << options.referee << ")" << std::endl;
   return 1;
 }

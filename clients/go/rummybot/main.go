@@ -2,6 +2,7 @@ package rummybot
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,8 +17,9 @@ import (
 // DefaultReferee is where a bot connects when neither --referee nor RUMMY_REFEREE says otherwise.
 const DefaultReferee = "127.0.0.1:50051"
 
-// Flags are the command line every bot takes. The tournament runner passes --referee and --bot-token (and sets
-// RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_BOT_SEED); a single seat is --match ID --token T.
+// Flags are the command line every bot takes, each falling back to the environment. The tournament runner passes
+// --referee (also RUMMY_REFEREE) and the token only in the environment (RUMMY_BOT_TOKEN, or RUMMY_MATCH and
+// RUMMY_SEAT_TOKEN for one seat), with RUMMY_BOT_SEED: a flag is readable by every process on the host.
 type Flags struct {
 	Options
 	Seed    int64
@@ -28,7 +30,8 @@ type Flags struct {
 // register flags of its own on fs first.
 func ParseFlags(fs *flag.FlagSet, args []string) (Flags, error) {
 	var f Flags
-	fs.StringVar(&f.Referee, "referee", envOr("RUMMY_REFEREE", DefaultReferee), "the referee's HOST:PORT")
+	fs.StringVar(&f.Referee, "referee", envOr("RUMMY_REFEREE", DefaultReferee),
+		"the referee's HOST:PORT, or unix:/PATH for a Unix socket")
 	fs.StringVar(&f.BotToken, "bot-token", os.Getenv("RUMMY_BOT_TOKEN"), "play match after match with this bot token")
 	fs.StringVar(&f.MatchID, "match", os.Getenv("RUMMY_MATCH"), "match id (with --token: play one seat)")
 	fs.StringVar(&f.SeatToken, "token", os.Getenv("RUMMY_SEAT_TOKEN"), "seat token of --match")
@@ -58,11 +61,17 @@ func envOr(key, fallback string) string {
 }
 
 // Main runs bot from the command line (see ParseFlags) until the referee is done with it, then exits: 0 when
-// the stream ended normally, after the seat's match, on Ctrl-C, or (bot-token mode) when the referee went away.
+// the stream ended normally, after the seat's match, on Ctrl-C, or (bot-token mode) when the referee went away
+// after welcoming the bot; 1 with one line naming the address when no referee answered there, and on any other
+// failure; 2 on a bad command line.
 func Main(bot Bot) {
 	f, err := ParseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if f.BotToken == "" && (f.MatchID == "" || f.SeatToken == "") {
+		fmt.Fprintln(os.Stderr, "give RUMMY_BOT_TOKEN (or --bot-token T), or RUMMY_MATCH and RUMMY_SEAT_TOKEN (or --match ID --token T)")
 		os.Exit(2)
 	}
 	if f.Name == "" {
@@ -78,12 +87,17 @@ func Main(bot Bot) {
 	defer stop()
 	_, err = Run(ctx, bot, f.Options)
 	code := status.Code(err)
+	var unreachable *UnreachableError
 	switch {
 	case err == nil, ctx.Err() != nil:
+	case errors.As(err, &unreachable):
+		fmt.Fprintf(os.Stderr, "%s: %v\n", f.Name, err)
+		stop()
+		os.Exit(1)
 	case f.MatchID == "" && (code == codes.Unavailable || code == codes.Canceled):
 		fmt.Fprintf(os.Stderr, "%s: the referee closed the connection: %v\n", f.Name, err)
 	default:
-		fmt.Fprintf(os.Stderr, "%s: %v\n", f.Name, err)
+		fmt.Fprintf(os.Stderr, "%s: %v (referee %s)\n", f.Name, err, f.Referee)
 		stop()
 		os.Exit(1)
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
 )
@@ -15,15 +17,42 @@ import (
 // Options say where to connect and as what. Either BotToken (be seated in match after match until the referee
 // closes the stream) or MatchID with SeatToken (play that one seat, return after its result).
 type Options struct {
-	Referee   string // HOST:PORT
+	Referee   string // HOST:PORT, or unix:/abs/path (unix:///abs/path) for a Unix domain socket
 	BotToken  string
 	MatchID   string
 	SeatToken string
 	Name      string // sent in the Join, for the referee's logs and records
 }
 
+// String shows the options with their tokens hidden, so that logging them never leaks a credential.
+func (o Options) String() string {
+	return fmt.Sprintf("{Referee:%s BotToken:%s MatchID:%s SeatToken:%s Name:%s}",
+		o.Referee, redact(o.BotToken), o.MatchID, redact(o.SeatToken), o.Name)
+}
+
+func redact(token string) string {
+	if token == "" {
+		return ""
+	}
+	return "***"
+}
+
+// UnreachableError says that no referee answered at Address: the stream failed before its first message.
+// Its text is one line naming the address (never a token).
+type UnreachableError struct {
+	Address string
+	Err     error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the referee at %s: %s", e.Address, status.Convert(e.Err).Message())
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // Run connects to the referee and plays until it closes the stream (bot-token mode) or the one match ends
 // (seat mode), answering decisions one at a time in arrival order. It returns the results of the matches played.
+// When nothing answers at opts.Referee, the error is an *UnreachableError.
 func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) {
 	join := &pb.Join{BotName: opts.Name, Sdk: SDKVersion, Batch: true} // batches: one write per move
 	switch {
@@ -36,23 +65,25 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 	}
 	conn, err := grpc.NewClient(opts.Referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("referee address %q: %w", opts.Referee, err)
 	}
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream on every return
 	stream, err := pb.NewRefereeClient(conn).Play(ctx)
 	if err != nil {
-		return nil, err
+		return nil, unreachable(ctx, opts.Referee, err)
 	}
-	if err := stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Join{Join: join}}); err != nil {
-		return nil, fmt.Errorf("join: %w", err)
-	}
+	// A failed Send is io.EOF; the next Recv says why the stream ended.
+	_ = stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Join{Join: join}})
 	s := session{bot: bot, stream: stream, pending: map[string]Request{}}
-	for {
+	for received := false; ; received = true {
 		msg, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			return s.results, nil
+		}
+		if err != nil && !received {
+			return nil, unreachable(ctx, opts.Referee, err)
 		}
 		if err != nil {
 			return s.results, err
@@ -67,6 +98,15 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 			}
 		}
 	}
+}
+
+// unreachable marks err, a failure before the referee's first message, as an *UnreachableError when it says
+// the connection could not be made (not when the bot itself was stopped, nor when the referee refused the join).
+func unreachable(ctx context.Context, address string, err error) error {
+	if ctx.Err() == nil && status.Code(err) == codes.Unavailable {
+		return &UnreachableError{Address: address, Err: err}
+	}
+	return err
 }
 
 // unbatch takes a Batch (sent because the Join asked for batches) apart into its messages, in order.

@@ -2,7 +2,12 @@ package rummybot
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +145,73 @@ func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMe
 		t.Fatalf("results %v, seated %v", results, bot.seated)
 	}
 	return <-ref.received
+}
+
+// A unix: address reaches a referee on a Unix domain socket, written either way gRPC names one.
+func TestAUnixSocketAddressIsDialed(t *testing.T) {
+	dir, err := os.MkdirTemp("", "rummy-go-") // short: a socket path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "ref.sock")
+	lis, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 2), script: []*pb.RefereeMessage{
+		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m3",
+			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
+	}}
+	server := grpc.NewServer()
+	pb.RegisterRefereeServer(server, ref)
+	go server.Serve(lis)
+	defer server.Stop()
+	for _, address := range []string{"unix:" + path, "unix://" + path} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		results, err := Run(ctx, &firstLegal{}, Options{Referee: address, MatchID: "m3", SeatToken: "s", Name: "t"})
+		cancel()
+		if err != nil || len(results) != 1 || results[0].GetMatchId() != "m3" {
+			t.Fatalf("%s: results %v, error %v", address, results, err)
+		}
+		if join := (<-ref.received)[0].GetJoin(); join.GetSeat().GetToken() != "s" {
+			t.Fatalf("%s: join %v", address, join)
+		}
+	}
+}
+
+// With nothing listening, Run fails at once with an *UnreachableError whose one line names the address, and
+// never the token.
+func TestNoRefereeIsAnUnreachableErrorNamingTheAddress(t *testing.T) {
+	dir := t.TempDir()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := lis.Addr().String()
+	lis.Close()
+	for _, address := range []string{"unix:" + filepath.Join(dir, "none.sock"), closed} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := Run(ctx, &firstLegal{}, Options{Referee: address, BotToken: "tok-7f3a", Name: "t"})
+		cancel()
+		var unreachable *UnreachableError
+		if !errors.As(err, &unreachable) || unreachable.Address != address {
+			t.Fatalf("%s: want an UnreachableError, got %T %v", address, err, err)
+		}
+		text := err.Error()
+		if !strings.HasPrefix(text, "cannot reach the referee at "+address+": ") || strings.Contains(text, "\n") ||
+			strings.Contains(text, "tok-7f3a") {
+			t.Fatalf("%s: %q", address, text)
+		}
+	}
+}
+
+func TestOptionsPrintWithoutTheirTokens(t *testing.T) {
+	o := Options{Referee: "unix:/run/r.sock", BotToken: "bot-secret", MatchID: "m", SeatToken: "seat-secret"}
+	for _, text := range []string{fmt.Sprint(o), fmt.Sprintf("%+v", o), fmt.Sprintf("%v", &o)} {
+		if strings.Contains(text, "secret") || !strings.Contains(text, "unix:/run/r.sock") {
+			t.Fatalf("%q", text)
+		}
+	}
 }

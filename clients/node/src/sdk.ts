@@ -4,7 +4,8 @@
  * A bot is any object with `decide(view, legal, request) => Action` (may return a Promise). `view` is the seat's
  * SeatView, `legal` the actions the referee knows to be legal: returning one of them is always accepted.
  * `run(bot, { referee, botToken })` plays match after match over one connection; `run(bot, { referee, matchId,
- * token })` plays one seat of one match. `main(bot)` does the same from the command line.
+ * token })` plays one seat of one match. `main(bot)` does the same from the command line. The referee's address is
+ * HOST:PORT or a Unix domain socket, `unix:/abs/path` (how a sandboxed bot reaches it).
  */
 import { parseArgs } from "node:util";
 import { status, type ServiceError } from "@grpc/grpc-js";
@@ -60,6 +61,7 @@ export interface Bot {
 
 /** Where to connect and how to join: a bot token (match after match), or a match id and its seat token. */
 export interface RunOptions {
+  /** HOST:PORT, or `unix:/abs/path` for a Unix domain socket. */
   referee: string;
   botToken?: string;
   matchId?: string;
@@ -68,6 +70,23 @@ export interface RunOptions {
   botName?: string;
   /** Stop after this many match results (bot-token mode). */
   maxMatches?: number;
+}
+
+/**
+ * No referee answered at `address`: the stream failed before its first message. Its message is one line naming
+ * the address (never a token); `code` is the gRPC status (UNAVAILABLE).
+ */
+export class RefereeUnreachableError extends Error {
+  readonly code: number;
+  constructor(readonly address: string, readonly cause: ServiceError) {
+    super(`cannot reach the referee at ${address}: ${oneLine(cause.details || cause.message)}`);
+    this.name = "RefereeUnreachableError";
+    this.code = cause.code;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.split(/\s+/).filter(Boolean).join(" ");
 }
 
 /** What the default `onRejected` does: tell the bot's author, send nothing. */
@@ -92,6 +111,7 @@ function joinMessage(bot: Bot, options: RunOptions): Join {
 /**
  * Play until the referee closes the stream, the one match ends (seat mode), or `maxMatches` end. Messages are
  * handled one at a time in arrival order; state is kept per match, since one stream may carry several at once.
+ * Rejects with a `RefereeUnreachableError` when nothing answers at `options.referee`.
  */
 export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]> {
   const join = joinMessage(bot, options);
@@ -157,6 +177,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
 
   return await new Promise<MatchResult[]>((resolve, reject) => {
     let finished = false;
+    let received = false; // the referee answered: a later UNAVAILABLE means it went away
     let queue = Promise.resolve();
     const finish = (error?: Error): void => {
       if (finished) return;
@@ -167,8 +188,9 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       if (error) reject(error);
       else resolve(results);
     };
-    call.on("data", (received: RefereeMessage) => {
-      const messages = received.body === "batch" ? received.batch!.messages : [received];
+    call.on("data", (message: RefereeMessage) => {
+      received = true;
+      const messages = message.body === "batch" ? message.batch!.messages : [message];
       for (const msg of messages) {
         queue = queue
           .then(async () => {
@@ -180,7 +202,10 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       }
     });
     call.on("end", () => void queue.then(() => finish()));
-    call.on("error", (err: ServiceError) => void queue.then(() => finish(err)));
+    call.on("error", (err: ServiceError) => {
+      const error = !received && err.code === status.UNAVAILABLE ? new RefereeUnreachableError(options.referee, err) : err;
+      void queue.then(() => finish(error));
+    });
     call.write({ join });
   });
 }
@@ -199,8 +224,9 @@ export interface BotArgs {
 }
 
 export const USAGE =
-  "usage: BOT [--referee HOST:PORT] (--bot-token T | --match ID --token T) [--name N] [--seed S]\n" +
-  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED";
+  "usage: BOT [--referee HOST:PORT | --referee unix:/PATH] (--bot-token T | --match ID --token T) [--name N] [--seed S]\n" +
+  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED\n" +
+  "  (the tournament runner passes tokens only in the environment: a flag is readable by every process on the host)";
 
 function parseSeed(text: string | undefined): number | undefined {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
@@ -240,13 +266,16 @@ export function parseBotArgs(argv: readonly string[], flags: readonly string[] =
 }
 
 /**
- * Run a bot from the command line until the referee is done with it; exits 0 then. `bot` may be a factory that
- * reads the parsed arguments (seed, the bot's own `flags`).
+ * Run a bot from the command line until the referee is done with it; exits 0 then (and, with a bot token, when the
+ * referee goes away after welcoming it), 1 with one line naming the address when no referee answers there or on any
+ * other failure, 2 on a bad command line. `bot` may be a factory that reads the parsed arguments (seed, the bot's
+ * own `flags`).
  */
 export function main(bot: Bot | ((args: BotArgs) => Bot), flags: readonly string[] = []): void {
   let args: BotArgs;
   try {
     args = parseBotArgs(process.argv.slice(2), flags);
+    if (!args.botToken && !(args.matchId && args.token)) throw new Error("give a bot token, or a match id and a seat token");
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : err}\n${USAGE}\n`);
     process.exit(2);
@@ -255,9 +284,15 @@ export function main(bot: Bot | ((args: BotArgs) => Bot), flags: readonly string
   run(player, { referee: args.referee, botToken: args.botToken, matchId: args.matchId, token: args.token, botName: args.name })
     .then(() => process.exit(0))
     .catch((err: Partial<ServiceError>) => {
+      const name = args.name ?? player.name ?? "node-bot";
+      if (err instanceof RefereeUnreachableError) {
+        process.stderr.write(`${name}: ${err.message}\n`);
+        process.exit(1);
+      }
       if (err.code === status.CANCELLED) process.exit(0);
-      process.stderr.write(`${args.name ?? player.name ?? "node-bot"}: ${err.message}\n`);
       // a referee that goes away ends a bot-token session; a seat that never saw its match end has failed
-      process.exit(err.code === status.UNAVAILABLE && args.matchId === undefined ? 0 : 1);
+      const wentAway = err.code === status.UNAVAILABLE && args.matchId === undefined;
+      process.stderr.write(`${name}: ${oneLine(err.message ?? String(err))} (referee ${args.referee})\n`);
+      process.exit(wentAway ? 0 : 1);
     });
 }

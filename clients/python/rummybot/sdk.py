@@ -3,7 +3,8 @@
 A bot is any object with ``decide(view, legal, request) -> Action`` (plain or ``async def``). ``view`` is a
 ``SeatView`` (your hand, the table, scores), ``legal`` the actions the referee knows to be legal: returning one of
 them is always accepted. Run it with ``run_bot(bot, referee="127.0.0.1:50051", bot_token=...)`` to play match
-after match over one connection, or with ``match_id`` and ``token`` to play one seat.
+after match over one connection, or with ``match_id`` and ``token`` to play one seat. The referee's address is
+``HOST:PORT`` or a Unix socket, ``unix:/abs/path`` (how a sandboxed bot reaches it).
 
     from rummybot import Bot, main
 
@@ -35,7 +36,7 @@ from referee.variants.base import Action, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-__all__ = ["Bot", "Request", "run_bot", "main", "parse_args", "tls_credentials"]
+__all__ = ["Bot", "Request", "RefereeUnreachable", "run_bot", "main", "parse_args", "tls_credentials"]
 
 SDK_VERSION = "python/0.1.0"
 
@@ -99,7 +100,18 @@ def tls_credentials(root_cert: str | None = None, client_cert: str | None = None
                                         certificate_chain=read(client_cert))
 
 
+class RefereeUnreachable(Exception):
+    """No referee answered at ``address``: the first join never got its welcome (every retry included).
+
+    Its text is one line naming the address, so a bot's log says where it looked; it never holds a token."""
+
+    def __init__(self, address: str, detail: str) -> None:
+        super().__init__(f"cannot reach the referee at {address}: {' '.join(detail.split())}")
+        self.address = address
+
+
 RECONNECTS = 8  # a dropped stream is joined again this many times in a row (backoff 0.1 s doubling to 2 s: ~9 s)
+FIRST_JOIN_RETRIES = 3  # before any welcome: a referee still starting gets ~1 s, a wrong address fails fast
 
 
 def _retryable(exc: grpc.aio.AioRpcError) -> bool:
@@ -118,10 +130,12 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end.
     ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext.
 
-    A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row with a doubling
-    backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
+    A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row (before the first
+    welcome, at most ``FIRST_JOIN_RETRIES``) with a doubling backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
     what was missed and the pending request. The bot sees every event once, in order, and each decision once; an
-    answer the referee may not have received is sent again when it asks again."""
+    answer the referee may not have received is sent again when it asks again.
+
+    Raises ``RefereeUnreachable`` when no referee ever welcomed it (nothing listening at ``referee``)."""
     if not bot_token and not (match_id and token):
         raise ValueError("give a bot token, or a match id and a seat token")
     name = getattr(bot, "name", "bot")
@@ -134,6 +148,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     finished: set[str] = set()
     outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()  # the current stream's
     attempts = 0  # joins in a row that failed
+    welcomed = False  # a referee answered at least once: a later UNAVAILABLE means it went away
 
     def join_message() -> pb.PlayerMessage:
         resume = [pb.ResumePoint(match_id=m, last_seq=last_seq.get(m, 0)) for m in sorted(seated - finished)]
@@ -167,7 +182,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
 
     async def play_stream(channel: grpc.aio.Channel) -> bool:
         """One Play stream; True when the bot is done (the referee closed the stream, or the matches are over)."""
-        nonlocal attempts
+        nonlocal attempts, welcomed
         stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
 
         async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
@@ -207,6 +222,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
                     answers.pop(key, None)
                 elif body == "welcome":
                     attempts = 0  # joined: a later drop gets its full count of retries again
+                    welcomed = True
                 elif body == "seated":
                     if msg.seated.match_id not in seated:  # a rejoin seats it again: the bot hears of it once
                         seated.add(msg.seated.match_id)
@@ -250,7 +266,9 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
                         (exc.details() or "").startswith("MATCH_OVER") and match_id not in finished:
                     await _fetch_result(bot, referee, credentials, match_id, results)  # it ended while we were away
                     return results
-                if not _retryable(exc) or attempts >= reconnects:
+                if not _retryable(exc) or attempts >= (reconnects if welcomed else min(reconnects, FIRST_JOIN_RETRIES)):
+                    if not welcomed and exc.code() == grpc.StatusCode.UNAVAILABLE:
+                        raise RefereeUnreachable(referee, exc.details() or "") from exc
                     raise
                 attempts += 1
                 await asyncio.sleep(min(2.0, backoff_s * 2 ** (attempts - 1)))
@@ -271,20 +289,24 @@ async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredent
 
 
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:
-    """The command line every bundled bot takes: ``--referee HOST:PORT`` and ``--bot-token T``, or
-    ``--match ID --token T``; RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN and RUMMY_BOT_SEED in
-    the environment work too (a tournament passes tokens there only: a command line is readable by every process)."""
+    """The command line every bundled bot takes: ``--referee HOST:PORT`` (or ``unix:/PATH``) and ``--bot-token T``,
+    or ``--match ID --token T``; each falls back to the environment (RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH,
+    RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED). The tournament runner passes tokens only in the environment: a flag is
+    readable by every process on the host."""
+    env = os.environ.get
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE", "127.0.0.1:50051"), help="HOST:PORT")
-    p.add_argument("--bot-token", default=os.environ.get("RUMMY_BOT_TOKEN"), help="play match after match")
-    p.add_argument("--match", default=os.environ.get("RUMMY_MATCH"), help="match id (with --token: one seat)")
-    p.add_argument("--token", default=os.environ.get("RUMMY_SEAT_TOKEN"), help="seat token (or RUMMY_SEAT_TOKEN)")
+    p.add_argument("--referee", default=env("RUMMY_REFEREE") or "127.0.0.1:50051",
+                   help="HOST:PORT, or unix:/PATH for a Unix socket (or RUMMY_REFEREE)")
+    p.add_argument("--bot-token", default=env("RUMMY_BOT_TOKEN"), metavar="T",
+                   help="play match after match (better: RUMMY_BOT_TOKEN, which other processes cannot read)")
+    p.add_argument("--match", default=env("RUMMY_MATCH"), metavar="ID", help="match id, with --token: one seat "
+                   "(or RUMMY_MATCH)")
+    p.add_argument("--token", default=env("RUMMY_SEAT_TOKEN"), metavar="T", help="seat token (or RUMMY_SEAT_TOKEN)")
     p.add_argument("--name", default=None)
     env_seed = os.environ.get("RUMMY_BOT_SEED")
     p.add_argument("--seed", type=int, default=int(env_seed) if env_seed and env_seed.isdigit() else None,
                    help="seed for the bot's own random choices (or RUMMY_BOT_SEED)")
     p.add_argument("--max-matches", type=int, default=None)
-    env = os.environ.get
     p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
                    help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
     p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
@@ -299,6 +321,10 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bo
 def main(bot: Any, argv: Sequence[str] | None = None) -> None:
     """Run ``bot`` from the command line until the referee is done with it."""
     args = parse_args(argv)
+    if not args.bot_token and not (args.match and args.token):
+        print("give RUMMY_BOT_TOKEN (or --bot-token T), or a match and its seat token (RUMMY_MATCH and "
+              "RUMMY_SEAT_TOKEN, or --match ID --token T)", file=sys.stderr)
+        raise SystemExit(2)
     if args.name:
         bot.name = args.name
     if args.seed is not None and hasattr(bot, "rng"):
@@ -306,12 +332,20 @@ def main(bot: Any, argv: Sequence[str] | None = None) -> None:
     creds = None
     if args.tls or args.tls_root_cert or args.tls_client_cert:
         creds = tls_credentials(args.tls_root_cert, args.tls_client_cert, args.tls_client_key)
+    name = getattr(bot, "name", "bot")
     try:
         loops.run(run_bot(bot, args.referee, bot_token=None if args.match else args.bot_token, match_id=args.match,
                           token=args.token, max_matches=args.max_matches, credentials=creds))
     except KeyboardInterrupt:
         pass
+    except RefereeUnreachable as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
     except grpc.aio.AioRpcError as exc:
-        if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
-            print(f"{getattr(bot, 'name', 'bot')}: {exc.code().name}: {exc.details()}", file=sys.stderr)
-            raise SystemExit(1) from exc
+        # the referee going away ends a bot-token session (a tournament ends by stopping it); a seat whose match
+        # did not end has failed
+        if exc.code() == grpc.StatusCode.CANCELLED or (exc.code() == grpc.StatusCode.UNAVAILABLE and not args.match):
+            return
+        print(f"{name}: {exc.code().name}: {' '.join((exc.details() or '').split())} (referee {args.referee})",
+              file=sys.stderr)
+        raise SystemExit(1) from None

@@ -2,10 +2,12 @@
 
     referee-bridge [--referee HOST:PORT] [--bot-token T | --match ID --token T] [--events] -- COMMAND ...
 
-Connection flags may also come from RUMMY_REFEREE / RUMMY_BOT_TOKEN (RUMMY_MATCH / RUMMY_SEAT_TOKEN), or at the
-very end of the command line, where the tournament runner appends ``--referee HOST:PORT --bot-token T``: the
-bridge takes them off the end of COMMAND. So ``command = ["referee-bridge", "--", "node", "bot.js"]`` works in
-a tournament as it is.
+Connection flags may also come from RUMMY_REFEREE / RUMMY_BOT_TOKEN (RUMMY_MATCH / RUMMY_SEAT_TOKEN), which is
+how the tournament runner passes tokens (a flag is readable by every process on the host), or at the very end of
+the command line, where the runner appends ``--referee ADDRESS``: the bridge takes connection flags off the end
+of COMMAND. So ``command = ["referee-bridge", "--", "node", "bot.js"]`` works in a tournament as it is. The
+referee's address is ``HOST:PORT`` or a Unix socket, ``unix:/abs/path``. With no referee there, the bridge
+exits 1 with one line naming the address.
 
 To the bot's stdin, one line per message: ``{"type": KIND, KIND: {...}}`` where KIND is ``welcome``,
 ``seated``, ``decision``, ``rejected``, ``accepted``, ``hand_result``, ``match_result`` (and ``event`` with
@@ -91,6 +93,7 @@ class Bridge:
     open: dict[int, _Open] = field(default_factory=dict)  # request id -> decision, in arrival order
     refusals: Counter[str] = field(default_factory=Counter)
     answers: int = 0
+    welcomed: bool = False  # a referee answered: a later UNAVAILABLE means it went away, not that none was there
 
     async def run(self, referee: str, join: pb.Join, one_match: bool) -> int:
         """Play until the referee ends the stream (or the one match ends); the child's exit code, else 0."""
@@ -105,7 +108,7 @@ class Bridge:
                 yield m
 
         async with grpc.aio.insecure_channel(referee) as channel:
-            call = pb_grpc.RefereeStub(channel).Play(outgoing())
+            call = pb_grpc.RefereeStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
             reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
             referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
             await asyncio.wait({reader, referee_done}, return_when=asyncio.FIRST_COMPLETED)
@@ -129,8 +132,17 @@ class Bridge:
             code = 0
         failure = next((r for r in results if isinstance(r, grpc.aio.AioRpcError)), None)
         if failure is not None and failure.code() != grpc.StatusCode.CANCELLED:
-            print(f"referee-bridge: {failure.code().name}: {failure.details()}", file=sys.stderr, flush=True)
-            code = code or 1
+            detail = " ".join((failure.details() or "").split())
+            if failure.code() == grpc.StatusCode.UNAVAILABLE and not self.welcomed:
+                print(f"referee-bridge: cannot reach the referee at {referee}: {detail}", file=sys.stderr, flush=True)
+                code = code or 1
+            elif failure.code() == grpc.StatusCode.UNAVAILABLE and not one_match:
+                # a bot-token session ends when its referee goes away (a tournament ends by stopping it)
+                print(f"referee-bridge: the referee at {referee} went away: {detail}", file=sys.stderr, flush=True)
+            else:
+                print(f"referee-bridge: {failure.code().name}: {detail} (referee {referee})", file=sys.stderr,
+                      flush=True)
+                code = code or 1
         if self.refusals:
             summary = ", ".join(f"{c} x{n}" for c, n in self.refusals.most_common())
             print(f"referee-bridge: {sum(self.refusals.values())} of {self.answers} answers refused ({summary})",
@@ -141,6 +153,7 @@ class Bridge:
         """Referee -> bot: every message as a line; track which decisions are open."""
         async for msg in messages(call):
             kind = msg.WhichOneof("body")
+            self.welcomed = True
             if kind == "decision":
                 self.open[msg.decision.request_id] = _Open(msg.decision)
             elif kind == "rejected":
@@ -205,9 +218,11 @@ class Bridge:
             k = answer["legal_index"]
             if not isinstance(k, int) or not 0 <= k < len(request.legal_actions):
                 raise IndexError(f"legal_index {k!r} is not in 0..{len(request.legal_actions) - 1}")
-            return request.legal_actions[k]
+            action: pb.Action = request.legal_actions[k]
+            return action
         if "action" in answer:
-            return json_format.ParseDict(answer["action"], pb.Action())
+            parsed: pb.Action = json_format.ParseDict(answer["action"], pb.Action())
+            return parsed
         raise ValueError('an answer needs "legal_index" or "action"')
 
     @staticmethod
@@ -219,10 +234,14 @@ class Bridge:
 def main(argv: Sequence[str] | None = None) -> None:
     own, command = split_command(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(prog="referee-bridge", description="play a JSON-lines bot over gRPC")
-    p.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE", "127.0.0.1:50051"), help="HOST:PORT")
-    p.add_argument("--bot-token", default=os.environ.get("RUMMY_BOT_TOKEN"), help="play match after match")
-    p.add_argument("--match", default=os.environ.get("RUMMY_MATCH"), help="match id (with --token: one seat)")
-    p.add_argument("--token", default=os.environ.get("RUMMY_SEAT_TOKEN"), help="seat token")
+    env = os.environ.get
+    p.add_argument("--referee", default=env("RUMMY_REFEREE") or "127.0.0.1:50051",
+                   help="HOST:PORT, or unix:/PATH for a Unix socket (or RUMMY_REFEREE)")
+    p.add_argument("--bot-token", default=env("RUMMY_BOT_TOKEN"), metavar="T",
+                   help="play match after match (better: RUMMY_BOT_TOKEN, which other processes cannot read)")
+    p.add_argument("--match", default=env("RUMMY_MATCH"), metavar="ID",
+                   help="match id, with --token: one seat (or RUMMY_MATCH)")
+    p.add_argument("--token", default=env("RUMMY_SEAT_TOKEN"), metavar="T", help="seat token (or RUMMY_SEAT_TOKEN)")
     p.add_argument("--name", default=None, help="the bot's name (default: the command's name)")
     p.add_argument("--events", action="store_true", help="also send event lines")
     opts = p.parse_args(own)
@@ -239,7 +258,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         code = 130
     except grpc.aio.AioRpcError as exc:
-        print(f"referee-bridge: {exc.code().name}: {exc.details()}", file=sys.stderr)
+        print(f"referee-bridge: {exc.code().name}: {' '.join((exc.details() or '').split())} (referee {opts.referee})",
+              file=sys.stderr)
         code = 1
     raise SystemExit(code)
 

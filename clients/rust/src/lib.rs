@@ -2,8 +2,10 @@
 //!
 //! A bot implements [`Bot::decide`]: given its [`SeatView`] (hand, table, scores) and the actions the referee
 //! knows to be legal, it returns an [`Action`]; returning one of the listed actions is always accepted.
-//! [`main`] reads `--referee HOST:PORT` and `--bot-token T` (match after match over one connection) or
-//! `--match ID --token T` (one seat of one match), then plays until the referee is done with the bot.
+//! [`main`] reads `--referee HOST:PORT` (or `unix:/PATH`, a Unix domain socket) and `--bot-token T` (match after
+//! match over one connection) or `--match ID --token T` (one seat of one match), each falling back to the
+//! environment (RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN), then plays until the referee is
+//! done with the bot.
 //!
 //! ```no_run
 //! use rummybot::{Action, Bot, Request, SeatView};
@@ -35,4 +37,4 @@ pub use options::{Credential, Options, OptionsError, USAGE};
 pub use proto::{
     Action, Card, DecisionRequest, HandResult, MatchEvent, MatchResult, Phase, Rank, SeatView, Seated, Suit,
 };
-pub use sdk::{Bot, Error, Request, SDK_VERSION, main, main_with, run};
+pub use sdk::{Bot, Error, Request, SDK_VERSION, connect, main, main_with, run, unix_socket_path};

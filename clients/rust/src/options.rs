@@ -4,26 +4,37 @@ use std::fmt;
 
 /// Printed for `--help` and after a bad command line.
 pub const USAGE: &str = "usage: BOT [--referee HOST:PORT] (--bot-token T | --match ID --token T) [--name N] [--seed S]
-  --referee HOST:PORT  the referee (RUMMY_REFEREE; default 127.0.0.1:50051)
+  --referee ADDRESS    the referee, HOST:PORT or unix:/PATH (RUMMY_REFEREE; default 127.0.0.1:50051)
   --bot-token T        play match after match over one connection (RUMMY_BOT_TOKEN)
   --match ID           play one seat of one match (RUMMY_MATCH), with
   --token T            that seat's token (RUMMY_SEAT_TOKEN)
   --name N             the name the referee logs for this bot
-  --seed S             seed for the bot's own random choices (RUMMY_BOT_SEED)";
+  --seed S             seed for the bot's own random choices (RUMMY_BOT_SEED)
+The tournament runner passes tokens only in the environment: a flag is readable by every process on the host.";
 
 const DEFAULT_REFEREE: &str = "127.0.0.1:50051";
 
-/// How the bot joins: one bot token for many matches, or one seat's token.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How the bot joins: one bot token for many matches, or one seat's token. Its `Debug` hides the tokens, so
+/// logging the options never leaks a credential.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Credential {
     BotToken(String),
     Seat { match_id: String, token: String },
 }
 
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Credential::BotToken(_) => f.write_str("BotToken(***)"),
+            Credential::Seat { match_id, .. } => write!(f, "Seat {{ match_id: {match_id:?}, token: *** }}"),
+        }
+    }
+}
+
 /// What a bot was asked to do on its command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
-    /// `HOST:PORT` of the referee.
+    /// `HOST:PORT` of the referee, or `unix:/PATH` for a Unix domain socket.
     pub referee: String,
     pub credential: Credential,
     /// Overrides [`crate::Bot::name`] in the Join.
@@ -157,6 +168,29 @@ mod tests {
         let options = Options::parse(Vec::<String>::new(), env).unwrap();
         assert_eq!(options.credential, Credential::BotToken("b2".into()));
         assert_eq!((options.referee.as_str(), options.seed), ("127.0.0.2:7000", Some(42)));
+    }
+
+    #[test]
+    fn a_seat_from_the_environment_alone() {
+        let env = |key: &str| match key {
+            "RUMMY_REFEREE" => Some("unix:/run/rummy/referee.sock".to_string()),
+            "RUMMY_MATCH" => Some("m9".to_string()),
+            "RUMMY_SEAT_TOKEN" => Some("s9".to_string()),
+            _ => None,
+        };
+        let options = Options::parse(Vec::<String>::new(), env).unwrap();
+        assert_eq!(options.credential, Credential::Seat { match_id: "m9".into(), token: "s9".into() });
+        assert_eq!(options.referee, "unix:/run/rummy/referee.sock");
+    }
+
+    #[test]
+    fn debug_output_hides_the_tokens() {
+        let seat = Options::parse(["--match", "m1", "--token", "seat-secret"], no_env).unwrap();
+        let bot = Options::parse(["--bot-token", "bot-secret"], no_env).unwrap();
+        for text in [format!("{seat:?}"), format!("{bot:?}"), format!("{:#?}", seat.credential)] {
+            assert!(!text.contains("secret"), "{text}");
+        }
+        assert!(format!("{seat:?}").contains("m1"));
     }
 
     #[test]

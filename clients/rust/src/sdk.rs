@@ -4,10 +4,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::process::ExitCode;
 
+use hyper_util::rt::TokioIo;
+use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::Code;
-use tonic::transport::Endpoint;
+use tonic::transport::{Channel, Endpoint, Uri};
 
 use crate::options::{Credential, Options, OptionsError};
 use crate::proto::join::Credential as JoinCredential;
@@ -93,8 +95,9 @@ pub trait Bot {
 /// Why [`run`] stopped early.
 #[derive(Debug)]
 pub enum Error {
-    /// The referee address could not be used or reached.
-    Connect(tonic::transport::Error),
+    /// No referee answered at `address` (nothing listening there, or an address that cannot be used). Shown as
+    /// one line naming the address.
+    Connect { address: String, error: tonic::transport::Error },
     /// The referee ended the stream with an error status (a wrong token is `PERMISSION_DENIED`).
     Status(tonic::Status),
 }
@@ -102,9 +105,9 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Connect(error) => {
+            Error::Connect { address, error } => {
                 // tonic's own text is only "transport error": the cause (refused, bad address) is in the sources.
-                write!(f, "cannot connect to the referee: {error}")?;
+                write!(f, "cannot reach the referee at {address}: {error}")?;
                 let mut source = std::error::Error::source(error);
                 while let Some(cause) = source {
                     write!(f, ": {cause}")?;
@@ -119,22 +122,43 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<tonic::transport::Error> for Error {
-    fn from(error: tonic::transport::Error) -> Self {
-        Error::Connect(error)
-    }
-}
-
 impl From<tonic::Status> for Error {
     fn from(status: tonic::Status) -> Self {
         Error::Status(status)
     }
 }
 
+/// The path of a Unix domain socket address, `unix:PATH` or `unix:///ABS/PATH` (gRPC's names for one); `None`
+/// for a `HOST:PORT`.
+pub fn unix_socket_path(address: &str) -> Option<&str> {
+    let rest = address.strip_prefix("unix:")?;
+    Some(rest.strip_prefix("//").unwrap_or(rest))
+}
+
+/// A channel to `address`: `HOST:PORT` over TCP, or `unix:/PATH` over a Unix domain socket (how a sandboxed bot
+/// with no network reaches its referee).
+pub async fn connect(address: &str) -> Result<Channel, Error> {
+    let failed = |error| Error::Connect { address: address.to_string(), error };
+    match unix_socket_path(address) {
+        Some(path) => {
+            let path = path.to_string();
+            // The URI is only a placeholder for HTTP/2's authority: the connector dials the socket.
+            Endpoint::from_static("http://localhost")
+                .connect_with_connector(tower::service_fn(move |_: Uri| {
+                    let path = path.clone();
+                    async move { Ok::<_, std::io::Error>(TokioIo::new(UnixStream::connect(path).await?)) }
+                }))
+                .await
+                .map_err(failed)
+        }
+        None => Endpoint::from_shared(format!("http://{address}")).map_err(failed)?.connect().await.map_err(failed),
+    }
+}
+
 /// Plays until the referee closes the stream (bot-token mode) or the one match ends (seat mode); returns the
-/// results of the matches played.
+/// results of the matches played. [`Error::Connect`] when no referee answers at `options.referee`.
 pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<MatchResult>, Error> {
-    let channel = Endpoint::from_shared(format!("http://{}", options.referee))?.connect().await?;
+    let channel = connect(&options.referee).await?;
     let mut client = RefereeClient::new(channel);
     let (outbox, outgoing) = mpsc::unbounded_channel();
     let send = |body: Outgoing| {
@@ -211,8 +235,9 @@ fn join(options: &Options, default_name: &str) -> Join {
     }
 }
 
-/// Runs `bot` with this process's command line until the referee is done with it: exit 0 then, 2 on a bad
-/// command line, 1 on an error.
+/// Runs `bot` with this process's command line until the referee is done with it: exit 0 then (and, with a bot
+/// token, when the referee goes away), 2 on a bad command line, 1 on an error; with no referee at the address,
+/// 1 and one line naming it.
 pub fn main<B: Bot>(mut bot: B) -> ExitCode {
     match Options::from_env() {
         Ok(options) => main_with(&mut bot, &options),
@@ -237,13 +262,50 @@ pub fn main_with<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let name = options.name.as_deref().unwrap_or(bot.name()).to_string();
+    let bot_token = matches!(options.credential, Credential::BotToken(_));
     match runtime.block_on(run(bot, options)) {
         Ok(_) => ExitCode::SUCCESS,
-        // The referee shutting down or hanging up ends the bot's work, as in the Python SDK.
-        Err(Error::Status(status)) if matches!(status.code(), Code::Unavailable | Code::Cancelled) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("{}: {error}", options.name.as_deref().unwrap_or(bot.name()));
+        // The referee shutting down or hanging up ends a bot-token session (a tournament ends by stopping it), as
+        // in the other SDKs; a seat whose match did not end has failed.
+        Err(Error::Status(status)) if bot_token && matches!(status.code(), Code::Unavailable | Code::Cancelled) => {
+            ExitCode::SUCCESS
+        }
+        Err(error @ Error::Connect { .. }) => {
+            eprintln!("{name}: {error}");
             ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("{name}: {error} (referee {})", options.referee);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_addresses_name_a_socket_path() {
+        assert_eq!(unix_socket_path("unix:/run/rummy/referee.sock"), Some("/run/rummy/referee.sock"));
+        assert_eq!(unix_socket_path("unix:///run/rummy/referee.sock"), Some("/run/rummy/referee.sock"));
+        assert_eq!(unix_socket_path("unix:ref.sock"), Some("ref.sock"));
+        assert_eq!(unix_socket_path("127.0.0.1:50051"), None);
+        assert_eq!(unix_socket_path("[::1]:50051"), None);
+    }
+
+    #[test]
+    fn nothing_listening_is_a_one_line_error_naming_the_address() {
+        let dir = std::env::temp_dir().join(format!("rummy-rust-{}", std::process::id()));
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        for address in [format!("unix:{}/none.sock", dir.display()), closed] {
+            let error = runtime.block_on(connect(&address)).unwrap_err();
+            let text = error.to_string();
+            assert!(matches!(error, Error::Connect { .. }), "{address}: {text}");
+            assert!(text.starts_with(&format!("cannot reach the referee at {address}: ")), "{text}");
+            assert!(!text.contains('\n'), "{text}");
         }
     }
 }

@@ -82,7 +82,7 @@ class Bot {
 
 /// How to connect; parse_args() fills it from the command line and the RUMMY_* environment variables.
 struct Options {
-  std::string referee = "127.0.0.1:50051";  // --referee HOST:PORT, or RUMMY_REFEREE
+  std::string referee = "127.0.0.1:50051";  // --referee HOST:PORT or unix:/PATH, or RUMMY_REFEREE
   std::string bot_token;                    // --bot-token, or RUMMY_BOT_TOKEN: match after match
   std::string match_id;                     // --match, or RUMMY_MATCH: one seat (with seat_token)
   std::string seat_token;                   // --token, or RUMMY_SEAT_TOKEN
@@ -94,17 +94,20 @@ struct Options {
 
 /// The standard flags, for --help.
 inline constexpr std::string_view kUsage =
-    "  --referee HOST:PORT   the referee (RUMMY_REFEREE; default 127.0.0.1:50051)\n"
+    "  --referee ADDRESS     the referee, HOST:PORT or unix:/PATH (RUMMY_REFEREE; default 127.0.0.1:50051)\n"
     "  --bot-token T         play match after match (RUMMY_BOT_TOKEN)\n"
     "  --match ID --token T  play one seat of one match (RUMMY_MATCH, RUMMY_SEAT_TOKEN)\n"
     "  --name N              the bot's name in Join\n"
-    "  --seed S              seed for the bot's own random choices (RUMMY_BOT_SEED)\n";
+    "  --seed S              seed for the bot's own random choices (RUMMY_BOT_SEED)\n"
+    "The tournament runner passes tokens only in the environment: a flag is readable by every process.\n";
 
 /// Reads the standard command line; throws std::invalid_argument for a flag missing its value or a bad seed.
 Options parse_args(int argc, const char* const* argv);
 
 /// Plays until the referee closes the stream (bot-token mode) or the one match ends (seat mode). Returns the
-/// process exit code: 0 when play ended normally, 1 on an error (printed to stderr).
+/// process exit code: 0 when play ended normally (or, with a bot token, when the referee went away after
+/// welcoming the bot), 1 on an error, printed to stderr as one line naming the referee's address (with nothing
+/// listening there: `NAME: cannot reach the referee at ADDRESS: ...`), 2 with no credential to join with.
 int run(Bot& bot, const Options& options);
 
 /// parse_args() then run(), with errors printed to stderr: `return rummybot::main(bot, argc, argv);`.

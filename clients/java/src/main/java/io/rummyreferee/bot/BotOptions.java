@@ -7,10 +7,12 @@ import java.util.OptionalLong;
 /**
  * Where and how a bot connects: the command line every bot takes, the same as the Python SDK's. With a match id
  * (and its seat token) the bot plays that one seat; otherwise it joins with a bot token and is seated in match
- * after match. The tournament runner passes {@code --referee HOST:PORT --bot-token T} and also sets the
- * environment variables read here as fallbacks.
+ * after match. Every flag falls back to the environment: the tournament runner passes {@code --referee ADDRESS} (and
+ * {@code RUMMY_REFEREE}) and the token only in the environment ({@code RUMMY_BOT_TOKEN}, or {@code RUMMY_MATCH} and
+ * {@code RUMMY_SEAT_TOKEN}), since a flag is readable by every process on the host. {@link #toString} hides the
+ * tokens.
  *
- * @param referee the referee's {@code HOST:PORT} (any gRPC target)
+ * @param referee the referee's {@code HOST:PORT}, or {@code unix:/PATH} for a Unix domain socket (any gRPC target)
  * @param seed a seed for the bot's own random choices, if it makes any
  */
 public record BotOptions(
@@ -24,13 +26,15 @@ public record BotOptions(
     public static final String DEFAULT_REFEREE = "127.0.0.1:50051";
 
     public static final String USAGE = String.join("\n",
-            "usage: BOT [--referee HOST:PORT] (--bot-token T | --match ID --token T) [--name N] [--seed S]",
-            "  --referee HOST:PORT  the referee (env RUMMY_REFEREE, default " + DEFAULT_REFEREE + ")",
+            "usage: BOT [--referee ADDRESS] (--bot-token T | --match ID --token T) [--name N] [--seed S]",
+            "  --referee ADDRESS    the referee, HOST:PORT or unix:/PATH (env RUMMY_REFEREE, default "
+                    + DEFAULT_REFEREE + ")",
             "  --bot-token T        play match after match over one connection (env RUMMY_BOT_TOKEN)",
             "  --match ID           play one seat of this match (env RUMMY_MATCH) ...",
             "  --token T            ... with this seat token (env RUMMY_SEAT_TOKEN)",
             "  --name N             the bot's name in the referee's logs",
-            "  --seed S             seed for the bot's own random choices (env RUMMY_BOT_SEED)");
+            "  --seed S             seed for the bot's own random choices (env RUMMY_BOT_SEED)",
+            "The tournament runner passes tokens only in the environment: a flag is readable by every process.");
 
     public BotOptions {
         if (matchId.isPresent() != seatToken.isPresent()) {
@@ -39,6 +43,14 @@ public record BotOptions(
         if (matchId.isEmpty() && botToken.isEmpty()) {
             throw new IllegalArgumentException("give --bot-token T, or --match ID --token T\n" + USAGE);
         }
+    }
+
+    /** The options with their tokens hidden: printing them never leaks a credential. */
+    @Override
+    public String toString() {
+        return "BotOptions[referee=" + referee + ", botToken=" + botToken.map(t -> "***")
+                + ", matchId=" + matchId + ", seatToken=" + seatToken.map(t -> "***")
+                + ", name=" + name + ", seed=" + seed + "]";
     }
 
     /** True when playing one seat of one match, false when joined with a bot token. */

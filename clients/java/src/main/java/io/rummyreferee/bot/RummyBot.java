@@ -23,6 +23,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Connects a {@link Bot} to a referee and plays: {@link #main} for a bot's {@code main}, {@link #play} to embed.
@@ -38,11 +40,19 @@ public final class RummyBot {
     /** Sent in the Join, for the referee's logs. */
     public static final String SDK_VERSION = "java/0.1.0";
 
+    /**
+     * grpc-java sets SO_KEEPALIVE on every Netty channel and a Unix domain socket has no such option, so Netty's
+     * bootstrap warns (two lines on stderr) at every connection to a {@code unix:} referee. Held here: a logger
+     * nobody references may be collected, and its level with it.
+     */
+    private static final Logger NETTY_BOOTSTRAP = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
+
     private RummyBot() {}
 
     /**
      * Parses the command line ({@link BotOptions}), {@linkplain #play plays} until the referee is done with the
-     * bot, and exits: 0 when it is, 2 on a bad command line, 1 when the stream failed.
+     * bot, and exits: 0 when it is, 2 on a bad command line, 1 when the stream failed (with one line naming the
+     * referee's address, e.g. when no referee answers there).
      */
     public static void main(String[] args, Bot bot) {
         main(args, options -> bot);
@@ -63,8 +73,12 @@ public final class RummyBot {
         int code = 0;
         try {
             play(bot, options);
+        } catch (RefereeUnreachableException e) {
+            System.err.println(name + ": " + e.getMessage());
+            code = 1;
         } catch (StatusRuntimeException e) {
-            System.err.println(name + ": " + e.getStatus().getCode() + ": " + e.getStatus().getDescription());
+            System.err.println(name + ": " + e.getStatus().getCode() + ": " + oneLine(e.getStatus().getDescription())
+                    + " (referee " + options.referee() + ")");
             code = 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -78,10 +92,14 @@ public final class RummyBot {
      * tournament ends by stopping its referee), or until the one match ends (seat mode), and returns the results
      * of the matches played.
      *
-     * @throws StatusRuntimeException when the stream fails otherwise (referee unreachable, wrong token, a seat's
-     *     match cut short, ...)
+     * @throws RefereeUnreachableException when no referee answers at {@code options.referee()} ({@code HOST:PORT},
+     *     or {@code unix:/PATH}: a Unix domain socket, through grpc-netty-shaded's epoll transport)
+     * @throws StatusRuntimeException when the stream fails otherwise (wrong token, a seat's match cut short, ...)
      */
     public static List<MatchResult> play(Bot bot, BotOptions options) throws InterruptedException {
+        if (options.referee().startsWith("unix:")) {
+            NETTY_BOOTSTRAP.setLevel(Level.SEVERE);
+        }
         ManagedChannel channel = Grpc.newChannelBuilder(options.referee(), InsecureChannelCredentials.create())
                 .build();
         try {
@@ -131,6 +149,9 @@ public final class RummyBot {
                 if (next instanceof Closed closed) {
                     if (closed.status().isOk() || refereeWentAway(closed.status())) {
                         return results;
+                    }
+                    if (!welcomed && closed.status().getCode() == Status.Code.UNAVAILABLE) {
+                        throw new RefereeUnreachableException(options.referee(), closed.status());
                     }
                     throw closed.status().asRuntimeException();
                 }
@@ -223,6 +244,40 @@ public final class RummyBot {
                             .setAction(action))
                     .build());
         }
+    }
+
+    /**
+     * No referee answered at {@link #address()}: the stream failed before its first message. The message is one
+     * line naming the address and the cause (e.g. {@code Connection refused}); it never holds a token.
+     */
+    public static final class RefereeUnreachableException extends StatusRuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final String address;
+        private final String reason;
+
+        RefereeUnreachableException(String address, Status status) {
+            super(status);
+            this.address = address;
+            String reason = oneLine(status.getDescription());
+            if (status.getCause() != null && status.getCause().getMessage() != null) {
+                reason += ": " + oneLine(status.getCause().getMessage());
+            }
+            this.reason = reason;
+        }
+
+        /** The referee's address as the bot was given it. */
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public String getMessage() {
+            return "cannot reach the referee at " + address + ": " + reason;
+        }
+    }
+
+    private static String oneLine(String text) {
+        return text == null ? "" : text.strip().replaceAll("\\s+", " ");
     }
 
     private sealed interface Inbound permits Received, Closed {}
