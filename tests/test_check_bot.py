@@ -29,7 +29,7 @@ def test_the_greedy_bot_passes_every_check_in_every_variant(tmp_path):
 
 
 @pytest.mark.parametrize("mode, check, detail", [
-    ("illegal", "answers", "rejected NOT_IN_HAND"),
+    ("illegal", "answers", "rejected CARD_NOT_IN_HAND"),
     ("stall", "answers DRAW decisions", "deadlines missed"),
     ("crash-mid-hand", "stays up match after match", "exited with code 4"),
     ("crash-at-start", "connects with a bot token", "exited with code 3 before joining"),

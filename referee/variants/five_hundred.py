@@ -425,7 +425,7 @@ class _FiveHundredFamily:
             if isinstance(action, Discard):
                 return self._discard(st, seat, action.card)
             raise IllegalAction("MUST_DISCARD", "a turn ends with a discard, or by going out (FH-4, FH-7)")
-        raise IllegalAction("NOT_IN_THIS_GAME", f"{type(action).__name__} is not a move in {self.name} (FH-3, FH-4)")
+        raise IllegalAction("NOT_IN_VARIANT", f"{type(action).__name__} is not a move in {self.name} (FH-3, FH-4)")
 
     def _draw(self, st: FiveHundredState, seat: int) -> list[Event]:
         require(bool(st.stock), "STOCK_EMPTY",
@@ -444,16 +444,16 @@ class _FiveHundredFamily:
     def verify_take(self, st: FiveHundredState, seat: int, action: TakeDiscards) -> tuple[int, MeldReading, TableMeld | None]:
         """Check a take (FH-3): the depth, and the reading of the new meld or lay-off made with its bottom card.
 
-        :raises IllegalAction: ``NO_DISCARDS``, ``NOT_ENOUGH_DISCARDS``, ``MUST_MELD_BOTTOM_DISCARD``,
-            ``NOT_IN_HAND``, ``NO_SUCH_MELD``, ``AMBIGUOUS_WILD``.
+        :raises IllegalAction: ``DISCARD_PILE_EMPTY``, ``BAD_TAKE_COUNT``, ``MUST_MELD_BOTTOM_DISCARD``,
+            ``CARD_NOT_IN_HAND``, ``NO_SUCH_MELD``, ``AMBIGUOUS_WILD``.
         """
         rules = _st(st)[1]
         pile = st.discards
         if action.count < 0:
             raise InvalidAction("BAD_ACTION", f"cannot take {action.count} cards: take 1 or more from the top, or 0 for the whole pile (FH-3)")
-        require(bool(pile), "NO_DISCARDS", "the discard pile is empty (FH-3)")
+        require(bool(pile), "DISCARD_PILE_EMPTY", "the discard pile is empty (FH-3)")
         k = action.count or len(pile)
-        require(k <= len(pile), "NOT_ENOUGH_DISCARDS", f"the pile has {len(pile)} cards, not {k} (FH-3)")
+        require(k <= len(pile), "BAD_TAKE_COUNT", f"the pile has {len(pile)} cards, not {k} (FH-3)")
         bottom = pile[-k]
         above = pile[len(pile) - k + 1:]
         require((action.meld is None) != (action.lay_off_on is None), "MUST_MELD_BOTTOM_DISCARD",
@@ -461,7 +461,7 @@ class _FiveHundredFamily:
                 "not both (FH-3)")
         if action.meld is not None:
             others = action.meld.cards
-            require(contains_cards([*st.hands[seat], *above], others), "NOT_IN_HAND",
+            require(contains_cards([*st.hands[seat], *above], others), "CARD_NOT_IN_HAND",
                     f"{format_cards(others)} are not all in your hand or among the cards taken (FH-3)")
             try:
                 reading = read_meld([*others, bottom], rules.meld_rules, rules.wilds, action.meld.stands_for, "FH-3")
@@ -501,10 +501,10 @@ class _FiveHundredFamily:
     def _meld(self, st: FiveHundredState, seat: int, action: Meld) -> list[Event]:
         rules = _st(st)[1]
         if not action.groups or any(not g.cards for g in action.groups):
-            raise InvalidAction("BAD_ACTION", "a meld needs at least one group of cards (FH-5)")
+            raise InvalidAction("EMPTY_MELD", "a meld needs at least one group of cards (FH-5)")
         hand = st.hands[seat]
         every = [c for g in action.groups for c in g.cards]
-        require(contains_cards(hand, every), "NOT_IN_HAND", f"{format_cards(every)} are not all in your hand (FH-4)")
+        require(contains_cards(hand, every), "CARD_NOT_IN_HAND", f"{format_cards(every)} are not all in your hand (FH-4)")
         found = [read_meld(g.cards, rules.meld_rules, rules.wilds, g.stands_for, "FH-5") for g in action.groups]
         remove_cards(hand, every)
         events = [self._add_meld(st, seat, r) for r in found]
@@ -513,9 +513,9 @@ class _FiveHundredFamily:
     def _lay_off(self, st: FiveHundredState, seat: int, action: LayOff) -> list[Event]:
         rules = _st(st)[1]
         if not action.cards:
-            raise InvalidAction("BAD_ACTION", "a lay-off needs at least one card (FH-6)")
+            raise InvalidAction("EMPTY_LAY_OFF", "a lay-off needs at least one card (FH-6)")
         hand = st.hands[seat]
-        require(contains_cards(hand, action.cards), "NOT_IN_HAND",
+        require(contains_cards(hand, action.cards), "CARD_NOT_IN_HAND",
                 f"{format_cards(action.cards)} are not all in your hand (FH-6)")
         meld = st.meld(action.meld_id)
         reading = _extend(meld, action.cards, rules, action.stands_for, "FH-6")
@@ -524,7 +524,7 @@ class _FiveHundredFamily:
 
     def _discard(self, st: FiveHundredState, seat: int, card: Card) -> list[Event]:
         hand = st.hands[seat]
-        require(card in hand, "NOT_IN_HAND", f"{card} is not in your hand (FH-4)")
+        require(card in hand, "CARD_NOT_IN_HAND", f"{card} is not in your hand (FH-4)")
         hand.remove(card)
         st.discards.append(card)
         events = [Event("DISCARDED", seat, (card,), text=f"seat {seat} discarded {card}")]

@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from referee.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, remove_cards
-from referee.errors import IllegalAction, InvalidOption
+from referee.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.melds import NATURAL_CARDS, MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld
 from referee.variants.base import (
     Action,
     Decision,
     Discard,
+    DrawStock,
     Evaluation,
     Event,
     GameOutcome,
@@ -435,10 +436,11 @@ class Iceberg:
     def apply(self, state: IcebergState, seat: int, action: Action) -> list[Event]:
         """Meld, lay off or pass a card face down (ICE-2..ICE-4, ICE-9).
 
-        :raises IllegalAction: ``HAND_OVER``, ``NOT_YOUR_TURN``, ``WRONG_PHASE`` (anything but a meld, a lay-off or
-            a discard: the pick-up, draw and aces are done for the player, ICE-2), ``CARDS_NOT_IN_HAND``,
-            ``INVALID_MELD``, ``ACES_NEVER_MELD``, ``NO_WILDS``, ``NO_SUCH_MELD``, ``SPECIAL_MELD_CLOSED`` (ICE-4),
-            ``CANNOT_LAY_OFF``.
+        :raises IllegalAction: ``HAND_OVER``, ``NOT_YOUR_TURN``, ``DRAW_IS_AUTOMATIC`` and ``NOT_IN_VARIANT``
+            (anything but a meld, a lay-off or a discard: the pick-up, draw and aces are done for the player, ICE-2),
+            ``CARD_NOT_IN_HAND``, ``INVALID_MELD``, ``ACES_NEVER_MELD``, ``NO_WILDS``, ``NO_SUCH_MELD``,
+            ``SPECIAL_MELD_CLOSED`` (ICE-4), ``CANNOT_LAY_OFF``. :raises InvalidAction: ``EMPTY_MELD``,
+            ``EMPTY_LAY_OFF``.
         """
         require(not state.over, "HAND_OVER", "the hand is over (ICE-5)")
         if seat != state.turn:
@@ -451,17 +453,18 @@ class Iceberg:
             case Discard(card):
                 return self._discard(state, seat, card)
         raise IllegalAction(
-            "WRONG_PHASE",
+            "DRAW_IS_AUTOMATIC" if isinstance(action, DrawStock) else "NOT_IN_VARIANT",
             f"{type(action).__name__} is not a move in Iceberg: the pick-up, the draw and the aces are done for you; "
             "meld, lay off or pass a card face down (ICE-2)",
         )
 
     def _meld(self, state: IcebergState, seat: int, groups: Sequence[Group]) -> list[Event]:
         hand = state.hands[seat]
-        require(len(groups) > 0, "INVALID_MELD", "a meld action needs at least one group (ICE-3)")
+        if not groups:
+            raise InvalidAction("EMPTY_MELD", "a meld action needs at least one group (ICE-3)")
         everything = [c for g in groups for c in g.cards]
         if not contains_cards(hand, everything):
-            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))} (ICE-2: meld from your hand)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"you do not hold {' '.join(map(str, everything))} (ICE-2: meld from your hand)")
         read = [self._read_group(state.rules, g) for g in groups]
         events: list[Event] = []
         for reading, label in read:
@@ -481,9 +484,10 @@ class Iceberg:
         hand = state.hands[seat]
         m = state.meld(meld_id)
         require(not stands_for, "NO_WILDS", "Iceberg has no wild cards (ICE-3)")
-        require(len(cards) > 0, "CANNOT_LAY_OFF", "a lay-off needs at least one card (ICE-3)")
+        if not cards:
+            raise InvalidAction("EMPTY_LAY_OFF", "a lay-off needs at least one card (ICE-3)")
         if not contains_cards(hand, cards):
-            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))} (ICE-2: lay off from your hand)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"you do not hold {' '.join(map(str, cards))} (ICE-2: lay off from your hand)")
         require(m.meld_kind is not MeldKind.SPECIAL, "SPECIAL_MELD_CLOSED",
                 f"{m.label} is laid all at once and never built by lay-offs (ICE-4)")
         require(all(c.rank is not Rank.ACE for c in cards), "ACES_NEVER_MELD", "aces never meld (ICE-3)")
@@ -501,7 +505,7 @@ class Iceberg:
     def _discard(self, state: IcebergState, seat: int, card: Card) -> list[Event]:
         hand = state.hands[seat]
         if card not in hand:
-            raise IllegalAction("CARDS_NOT_IN_HAND", f"you do not hold {card} (ICE-2: discard from your hand)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"you do not hold {card} (ICE-2: discard from your hand)")
         receiver = state.right_of(seat)
         hand.remove(card)
         state.face_down.append((card, frozenset({seat, receiver})))

@@ -652,7 +652,7 @@ def _check_turn(state: IndianState, seat: int, phase: Phase, what: str) -> None:
 
 def verify_draw_stock(state: IndianState, seat: int) -> None:
     _check_turn(state, seat, Phase.DRAW, "drawing from the closed deck")
-    require(bool(state.stock), "EMPTY_CLOSED_DECK", "the closed deck is empty (IND-14)")
+    require(bool(state.stock), "STOCK_EMPTY", "the closed deck is empty (IND-14)")
 
 
 def verify_take(state: IndianState, seat: int, action: TakeDiscards) -> Card:
@@ -661,7 +661,7 @@ def verify_take(state: IndianState, seat: int, action: TakeDiscards) -> Card:
     require(action.meld is None and action.lay_off_on is None, "NO_MELDING",
             "Indian rummy has no melding on the table: take the card into hand (IND-6)")
     top = state.top
-    require(top is not None, "EMPTY_OPEN_DECK", "the open deck is empty (IND-6)")
+    require(top is not None, "DISCARD_PILE_EMPTY", "the open deck is empty (IND-6)")
     assert top is not None
     require(_rules(state).take_discarded_joker or top.rank not in state.wild_ranks, "JOKER_PICKUP_FORBIDDEN",
             f"{top} is a joker this deal and take_discarded_joker = forbidden (IND-15)")
@@ -826,7 +826,7 @@ class IndianRummy:
             case Declare():
                 groups, put_away = verify_declare(state, seat, action)
                 return self._declare(state, seat, groups, put_away)
-        raise IllegalAction("NOT_AN_INDIAN_MOVE",
+        raise IllegalAction("NOT_IN_VARIANT",
                             f"{type(action).__name__} is not a move of Indian rummy: draw, drop, discard or declare (IND-6)")
 
     @staticmethod

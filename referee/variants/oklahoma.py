@@ -283,23 +283,23 @@ def _own_meld(state: OklahomaState, seat: int, meld_id: int) -> TableMeld:
 
 def _in_hand(state: OklahomaState, seat: int, cards: Sequence[Card], what: str, clause: str) -> None:
     if not contains_cards(state.hands[seat], cards):
-        raise IllegalAction("NOT_IN_HAND", f"{what}: {format_cards(cards)} are not all in your hand ({clause})")
+        raise IllegalAction("CARD_NOT_IN_HAND", f"{what}: {format_cards(cards)} are not all in your hand ({clause})")
 
 
 def verify_take(state: OklahomaState, seat: int, action: TakeDiscards) -> _Take:
     """FOR-4 / ARL-8: the whole pile, its top card melded first with ``meld`` (cards from hand; the top card is
     added to them) or, in Arlington's ``any-meld``, laid off on one's own meld ``lay_off_on``.
 
-    :raises IllegalAction: ``NO_DISCARD_PILE``, ``TAKE_WHOLE_PILE``, ``MUST_MELD_TOP_DISCARD``, ``NOT_IN_HAND``,
+    :raises IllegalAction: ``DISCARD_PILE_EMPTY``, ``BAD_TAKE_COUNT``, ``MUST_MELD_TOP_DISCARD``, ``CARD_NOT_IN_HAND``,
         ``NOT_YOUR_MELD`` and the meld engine's codes.
     """
     rules = state.rules
     _check_turn(state, seat, Phase.DRAW, "taking the pile", rules.pile_clause)
-    require(bool(state.discards), "NO_DISCARD_PILE", f"there is no discard pile to take ({rules.pile_clause})")
+    require(bool(state.discards), "DISCARD_PILE_EMPTY", f"there is no discard pile to take ({rules.pile_clause})")
     n = len(state.discards)
     require(
         action.count in (0, n),
-        "TAKE_WHOLE_PILE",
+        "BAD_TAKE_COUNT",
         f"the pile is taken whole: count 0 (or {n}), not {action.count} ({rules.pile_clause})",
     )
     top = state.discards[-1]
@@ -358,7 +358,7 @@ def verify_exchange(state: OklahomaState, seat: int, action: ExchangeWild) -> tu
             f"only the joker may be taken back from a meld, not {action.wild} (ARL-7)")
     meld = state.meld(action.meld_id)
     spot = next((i for i, p in enumerate(meld.cards) if p.card.is_joker), None)
-    require(spot is not None, "NO_WILD_THERE", f"meld {meld.id} holds no joker (ARL-7)")
+    require(spot is not None, "WILD_NOT_THERE", f"meld {meld.id} holds no joker (ARL-7)")
     assert spot is not None
     if rules.joker_retrieval == "melder":
         require(meld.laid_by[spot] == seat, "NOT_THE_MELDER",
@@ -381,7 +381,7 @@ def verify_discard(state: OklahomaState, seat: int, action: Discard) -> None:
     """FOR-6, FOR-10, ARL-4: one card face up; the queen of spades only when no other card is left. The rule
     reads "unless it is one's last/only card": a hand of queens of spades alone may shed them.
 
-    :raises IllegalAction: ``NOT_IN_HAND``, ``QUEEN_OF_SPADES_DISCARD``.
+    :raises IllegalAction: ``CARD_NOT_IN_HAND``, ``QUEEN_OF_SPADES_DISCARD``.
     """
     rules = state.rules
     _check_turn(state, seat, Phase.PLAY, "discarding", "FOR-6")
@@ -598,7 +598,7 @@ class _Oklahoma:
                 state.turns += 1
                 return events + _begin_turn(state)
         _check_turn(state, seat, state.phase, type(action).__name__, "FOR-4")
-        raise IllegalAction("WRONG_PHASE", f"{type(action).__name__} is not a move in {self.title} (FOR-4, FOR-6: draw or take the pile, meld, discard)")
+        raise IllegalAction("NOT_IN_VARIANT", f"{type(action).__name__} is not a move in {self.title} (FOR-4, FOR-6: draw or take the pile, meld, discard)")
 
     def _draw(self, state: OklahomaState, seat: int) -> list[Event]:
         _check_turn(state, seat, Phase.DRAW, "drawing", "FOR-4")

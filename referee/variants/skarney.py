@@ -222,7 +222,7 @@ def _read_group(
 ) -> MeldReading:
     """One meld's reading under SKA-2: a set or run with at most one wild, or 3+ 2s or 3+ jokers alone."""
     if len(cards) < 3:
-        raise IllegalAction("MELD_TOO_SHORT", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
+        raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards)) or 'nothing'}: a meld has 3 or more cards (SKA-2)")
     wild = _wild_count(cards, rules.wild_ranks)
     if wild < len(cards):
         if wild > 1:
@@ -586,7 +586,7 @@ class _SkarneyBase:
                     "the player who drew the last stock card offers nothing: end the turn (SKA-9)")
             require(len(hand) > 1, "ONE_CARD", "holding one card, say \"one card\" and offer nothing: end the turn (SKA-7)")
             if action.card not in hand:
-                raise IllegalAction("NOT_IN_HAND", f"{action.card} is not in seat {seat}'s hand (SKA-7)")
+                raise IllegalAction("CARD_NOT_IN_HAND", f"{action.card} is not in seat {seat}'s hand (SKA-7)")
             return None
         if isinstance(action, EndTurn):
             if not (state.last_draw or len(state.hands[seat]) == 1):
@@ -595,7 +595,7 @@ class _SkarneyBase:
         if isinstance(action, DrawStock):
             raise IllegalAction("DRAW_IS_AUTOMATIC", "the top stock card is drawn for you at the start of your turn (SKA-4)")
         if isinstance(action, (TakeDiscards, Discard)):
-            raise IllegalAction("NO_DISCARD_PILE", "Skarney has no discard pile: offer a card instead (SKA-1, SKA-7)")
+            raise IllegalAction("NOT_IN_VARIANT", "Skarney has no discard pile: offer a card instead (SKA-1, SKA-7)")
         if isinstance(action, (Declare, Drop)):
             raise IllegalAction("NOT_IN_VARIANT", f"{type(action).__name__} is not a Skarney action (SKA-4..SKA-7)")
         raise InvalidAction("BAD_ACTION", f"not an action: {action!r}")
@@ -605,10 +605,11 @@ class _SkarneyBase:
 
     def _verify_meld(self, state: SkarneyState, seat: int, action: Meld) -> list[MeldReading]:
         rules = state.r
-        require(len(action.groups) > 0, "EMPTY_MELD", "a meld action lays at least one meld (SKA-6)")
+        if not action.groups:
+            raise InvalidAction("EMPTY_MELD", "a meld action lays at least one meld (SKA-6)")
         every = [c for g in action.groups for c in g.cards]
         if not contains_cards(state.hands[seat], every):
-            raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, every))} (SKA-6)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, every))} (SKA-6)")
         if self._side_laid(state, seat):
             return [_read_group(rules, g.cards, g.stands_for, "SKA-6") for g in action.groups]
         need = contract_size(state.hand_number)
@@ -629,18 +630,18 @@ class _SkarneyBase:
         meld = state.meld(action.meld_id)
         if rules.partnership:
             if not _own_side_meld(state, seat, meld.owner):
-                raise IllegalAction("OPPONENTS_MELD",
+                raise IllegalAction("NOT_YOUR_MELD",
                                     f"meld {meld.id} is an opponent's: lay off only on your own or your partner's melds (SKA-6)")
         elif meld.owner != seat:
-            raise IllegalAction("OPPONENTS_MELD",
+            raise IllegalAction("NOT_YOUR_MELD",
                                 f"meld {meld.id} is seat {meld.owner}'s: in Skarney Singles you lay off only on your own melds (SKS-1)")
         n = len(action.cards)
         done = state.laid_off.get(meld.id, 0)
         if not (1 <= n <= MAX_LAYOFF_PER_MELD and done + n <= MAX_LAYOFF_PER_MELD):
-            raise IllegalAction("LAY_OFF_LIMIT",
-                                f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)")
+            limit = f"lay off 1 or 2 cards on each meld in a turn; meld {meld.id} has had {done} this turn (SKA-6)"
+            raise InvalidAction("EMPTY_LAY_OFF", limit) if n == 0 else IllegalAction("LAY_OFF_LIMIT", limit)
         if not contains_cards(state.hands[seat], action.cards):
-            raise IllegalAction("NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {' '.join(map(str, action.cards))} (SKA-6)")
         return _extended(rules, meld.id, meld.reading, action.cards, action.stands_for)
 
     def _verify_exchange(self, state: SkarneyState, seat: int, action: ExchangeWild) -> MeldReading:
@@ -660,7 +661,7 @@ class _SkarneyBase:
         if action.natural.rank in wilds:
             raise IllegalAction("NOT_NATURAL", f"{action.natural} is wild: exchange a natural card (SKA-5)")
         if action.natural not in state.hands[seat]:
-            raise IllegalAction("NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
+            raise IllegalAction("CARD_NOT_IN_HAND", f"{action.natural} is not in seat {seat}'s hand (SKA-5)")
         for i, p in enumerate(meld.cards):
             if p.card != action.wild or not p.is_wild:
                 continue
@@ -680,7 +681,7 @@ class _SkarneyBase:
         """Apply one action after checking it (the state is untouched when it is refused).
 
         :raises IllegalAction: ``NOT_YOUR_TURN``, ``WRONG_PHASE``, ``CONTRACT_NOT_MET``, ``TOO_MANY_WILDS``,
-            ``OPPONENTS_MELD``, ``OWN_SIDE_MELD``, ``LAY_OFF_LIMIT``, ``MUST_OFFER``, ``ONE_CARD``, ...
+            ``NOT_YOUR_MELD``, ``OWN_SIDE_MELD``, ``LAY_OFF_LIMIT``, ``MUST_OFFER``, ``ONE_CARD``, ...
         """
         plan = self._verify(state, seat, action)
         if isinstance(action, Meld):

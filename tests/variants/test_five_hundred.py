@@ -204,8 +204,8 @@ def test_FH_3_a_take_whose_bottom_card_is_not_melded_is_refused():
     reject(RUM, state, 0, TakeDiscards(4, meld=Group(cards("KC 2C"))), "MUST_MELD_BOTTOM_DISCARD")
     reject(RUM, state, 0, TakeDiscards(2, meld=Group(cards("6C 7D"))), "MUST_MELD_BOTTOM_DISCARD")
     reject(RUM, state, 0, TakeDiscards(4, meld=Group(cards("7S 7D")), lay_off_on=1), "MUST_MELD_BOTTOM_DISCARD")
-    reject(RUM, state, 0, TakeDiscards(5, meld=Group(cards("7S 7D"))), "NOT_ENOUGH_DISCARDS")
-    reject(RUM, state, 0, TakeDiscards(4, meld=Group(cards("7S 7C"))), "NOT_IN_HAND")
+    reject(RUM, state, 0, TakeDiscards(5, meld=Group(cards("7S 7D"))), "BAD_TAKE_COUNT")
+    reject(RUM, state, 0, TakeDiscards(4, meld=Group(cards("7S 7C"))), "CARD_NOT_IN_HAND")
     reject(RUM, state, 0, TakeDiscards(4, lay_off_on=9), "NO_SUCH_MELD")
 
 
@@ -244,7 +244,7 @@ def test_FH_4_moves_out_of_phase_are_refused():
     RUM.apply(state, 0, DrawStock())
     reject(RUM, state, 0, DrawStock(), "WRONG_PHASE")
     reject(RUM, state, 0, EndTurn(), "MUST_DISCARD")
-    reject(RUM, state, 0, Discard(parse_card("AS")), "NOT_IN_HAND")
+    reject(RUM, state, 0, Discard(parse_card("AS")), "CARD_NOT_IN_HAND")
     reject(RUM, state, 0, Meld((Group(cards("9S 9D KD")),)), "INVALID_MELD")
 
 

@@ -125,7 +125,7 @@ def test_ICE_2_draw_and_aces_are_done_for_the_player_whose_first_choice_is_play(
     kinds = [e.kind for e in state.opening_events]
     assert kinds == ["DREW_STOCK", "DREW_STOCK", "ACES_PLACED"]
     assert all(not isinstance(a, (DrawStock, TakeDiscards)) for a in V.legal_actions(state, 0))
-    err = rejected(state, 0, DrawStock(), "WRONG_PHASE")
+    err = rejected(state, 0, DrawStock(), "DRAW_IS_AUTOMATIC")
     assert "ICE-2" in err.message
     rejected(state, 1, Pass(parse_card("KH")), "NOT_YOUR_TURN")
 
@@ -257,7 +257,7 @@ def test_ICE_3_a_set_takes_at_most_four_and_only_new_suits():
     assert lay(state, 0, 1, "7C")[0].points == 40
     err = rejected(state, 0, Meld((Group(cards("2S 4S")),)), "INVALID_MELD")
     assert "ICE-3" in err.message
-    rejected(state, 0, Meld((Group(cards("KH QH")),)), "CARDS_NOT_IN_HAND")
+    rejected(state, 0, Meld((Group(cards("KH QH")),)), "CARD_NOT_IN_HAND")
     rejected(state, 0, LayOff(9, cards("2S")), "NO_SUCH_MELD")
 
 

@@ -306,7 +306,7 @@ def test_IND_6_illegal_moves_have_reason_codes_and_change_nothing():
     assert illegal(state, 1, DrawStock()) == "NOT_YOUR_TURN"
     assert illegal(state, 0, Discard(parse_card("AH"))) == "WRONG_PHASE"
     assert illegal(state, 0, TakeDiscards(2)) == "BAD_TAKE_COUNT"
-    assert illegal(state, 0, Meld(groups("AH 2H 3H"))) == "NOT_AN_INDIAN_MOVE"
+    assert illegal(state, 0, Meld(groups("AH 2H 3H"))) == "NOT_IN_VARIANT"
     V.apply(state, 0, TakeDiscards(1))
     assert illegal(state, 0, DrawStock()) == "WRONG_PHASE"
     assert illegal(state, 0, Drop()) == "WRONG_PHASE"
@@ -325,7 +325,7 @@ def test_IND_6_the_open_deck_can_be_empty():
     V.apply(state, 0, Declare(groups("AH 2H 3H 4H | 5S 6S 7S | 9D 9S 9C | QS QD 7H"), parse_card("QC")))
     assert not state.discards and state.turn == 1
     assert V.legal_actions(state, 1) == [DrawStock(), Drop()]
-    assert illegal(state, 1, TakeDiscards(1)) == "EMPTY_OPEN_DECK"
+    assert illegal(state, 1, TakeDiscards(1)) == "DISCARD_PILE_EMPTY"
 
 
 # ---------------------------------------------------------------- IND-7, IND-8, IND-9: declarations and counts

@@ -208,8 +208,8 @@ def test_FOR_4_the_pile_cannot_be_taken_without_melding_its_top_card() -> None:
     assert refused(v, state, 0, TakeDiscards(0)).code == "MUST_MELD_TOP_DISCARD"
     bad = refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("9C KD")))))
     assert bad.code == "MUST_MELD_TOP_DISCARD" and "not a valid set or run" in bad.message
-    assert refused(v, state, 0, TakeDiscards(1, Group(tuple(parse_cards("7C 7D"))))).code == "TAKE_WHOLE_PILE"
-    assert refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("7S 7D"))))).code == "NOT_IN_HAND"
+    assert refused(v, state, 0, TakeDiscards(1, Group(tuple(parse_cards("7C 7D"))))).code == "BAD_TAKE_COUNT"
+    assert refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("7S 7D"))))).code == "CARD_NOT_IN_HAND"
     assert refused(v, state, 1, DrawStock()).code == "NOT_YOUR_TURN"
 
 
@@ -233,7 +233,7 @@ def test_FOR_6_discard_face_up_and_the_pile_is_squared() -> None:
     v, state = deal("fortune", ["", ""])
     assert state.pile_view is PileView.TOP
     to_play(v, state)
-    assert refused(v, state, 0, Discard(C("QD"))).code == "NOT_IN_HAND"
+    assert refused(v, state, 0, Discard(C("QD"))).code == "CARD_NOT_IN_HAND"
     v.apply(state, 0, Discard(C("9C")))
     assert state.discards == parse_cards("7H 9C") and state.turn == 1 and state.turns == 1
     for seat in (0, 1):

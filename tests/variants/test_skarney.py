@@ -142,8 +142,8 @@ def test_SKA_1_two_packs_and_four_jokers_eleven_each_no_discard_pile():
 def test_SKA_1_no_discard_pile_actions():
     """SKA-1: there is no discard pile to take from or discard to."""
     state = deal()
-    refused(state, 0, TakeDiscards(), "NO_DISCARD_PILE")
-    refused(state, 0, Discard(state.hands[0][0]), "NO_DISCARD_PILE")
+    refused(state, 0, TakeDiscards(), "NOT_IN_VARIANT")
+    refused(state, 0, Discard(state.hands[0][0]), "NOT_IN_VARIANT")
 
 
 def test_SKA_1_seat_counts_names_and_partnerships():
@@ -183,8 +183,8 @@ def test_SKA_1_seat_counts_names_and_partnerships():
         ("2S 2H 2C", True, "WILD_SET"),
         ("JK JK JK JK", True, "WILD_SET"),
         ("2S 2H JK", False, "MIXED_WILD_MELD"),
-        ("2S 2H", False, "MELD_TOO_SHORT"),
-        ("5S 5H", False, "MELD_TOO_SHORT"),
+        ("2S 2H", False, "INVALID_MELD"),
+        ("5S 5H", False, "INVALID_MELD"),
     ],
 )
 def test_SKA_2_meld_validity(cards, ok, kind):
@@ -452,7 +452,7 @@ def test_SKA_6_lay_off_on_partner_never_opponent():
     state = deal(hands={0: "5S 5H 5D 3C 4C", 1: "5C", 2: "5C"}, stock="9D", options={"contract": "off"})
     play(state, 0, meld("5S 5H 5D"))
     offer_declined(state, 0, "3C")
-    refused(state, 1, LayOff(1, tuple(C("5C"))), "OPPONENTS_MELD")
+    refused(state, 1, LayOff(1, tuple(C("5C"))), "NOT_YOUR_MELD")
     offer_declined(state, 1, str(min(c for c in state.hands[1] if c != C("5C")[0])))
     play(state, 2, LayOff(1, tuple(C("5C"))))
 
@@ -462,7 +462,7 @@ def test_SKS_1_singles_lay_off_only_on_own_melds():
     state = deal(SKS, hands={0: "5S 5H 5D 3C 4C", 1: "5C 5C"}, stock="9D", seats=2, options={"contract": "off"})
     play(state, 0, meld("5S 5H 5D"), SKS)
     offer_declined(state, 0, "3C", SKS)
-    refused(state, 1, LayOff(1, tuple(C("5C"))), "OPPONENTS_MELD", SKS)
+    refused(state, 1, LayOff(1, tuple(C("5C"))), "NOT_YOUR_MELD", SKS)
 
 
 # ---------------------------------------------------------------- SKA-7 offers
