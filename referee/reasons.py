@@ -147,8 +147,7 @@ REASONS: tuple[Reason, ...] = (
     Reason("NO_JOIN", "malformed", IA, "the first message of a Play stream is not a Join"),
     Reason("NO_SOURCE", "malformed", IA, "search LegalActions with neither a state token nor a seat"),
     Reason("BAD_POLICY", "malformed", IA, "Simulate: no such rollout policy"),
-    Reason("BAD_CHARACTERS", "malformed", IA, "search: a seed or id with characters other than printable ASCII",
-           pending="referee/search/service.py on the search branch"),
+    Reason("BAD_CHARACTERS", "malformed", IA, "search: a seed or id with characters other than printable ASCII"),
     Reason("BAD_LEGAL_INDEX", "malformed", NONE, "stdio bridge: legal_index is not an index of the decision's "
            "legal actions (sent back to the bot as a rejected line)"),
     Reason("MALFORMED_ANSWER", "malformed", NONE, "stdio bridge: a line that is not a JSON answer to an open "
@@ -192,10 +191,9 @@ REASONS: tuple[Reason, ...] = (
     Reason("LIMIT_MATCH_WATCHERS", "limits", RE, "max_match_watchers Watch streams are open on this match"),
     Reason("LIMIT_WATCHERS", "limits", RE, "max_watchers Watch streams are open on the server"),
     Reason("LIMIT_SEARCH_CALLS", "limits", RE, "this client has the most search calls running at once"),
-    Reason("LIMIT_SEARCH_CLIENT_CALLS", "limits", RE, "this client has the most search calls running at once",
-           pending="referee/search/pool.py on the search branch"),
+    Reason("LIMIT_SEARCH_CLIENT_CALLS", "limits", RE, "this client has the most search calls running at once"),
     Reason("LIMIT_SEARCH_TIME", "limits", ("DEADLINE_EXCEEDED",), "a search call ran out of time (its deadline or "
-           "the server's)", pending="referee/search/pool.py and sampling.py on the search branch"),
+           "the server's)"),
     Reason("FLOODING", "limits", NONE, "more answers are waiting than the referee queues; this one is dropped "
            "(ActionRejected; enough of them count as a missed deadline)"),
     Reason("SLOW_READER", "limits", RE, "more than max_outbox_bytes waited for this Play stream to read: it was "
@@ -229,7 +227,12 @@ REASONS: tuple[Reason, ...] = (
     Reason("KNOWLEDGE_MISMATCH", "service", ("INTERNAL",), "search: the seat's record does not add up to its view (a "
            "referee bug, never the client's fault)"),
     Reason("RECORDS_UNWRITABLE", "service", FP, "the referee cannot write match records: CreateMatch is refused and "
-           "a running match ends aborted", pending="referee/records.py on the records branch"),
+           "a running match ends aborted"),
+    Reason("SEARCH_STOPPED", "service", ("UNAVAILABLE",), "search: the server is stopping; its search calls end"),
+    Reason("SEARCH_WORKER_LOST", "service", ("UNAVAILABLE",), "search: the worker process running the call died; the "
+           "pool restarts, call again"),
+    Reason("SEARCH_FAILED", "service", ("INTERNAL",), "search: the work failed in its worker (a referee bug: see the "
+           "server's log)"),
 )
 
 BY_CODE: dict[str, Reason] = {r.code: r for r in REASONS}

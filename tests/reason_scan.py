@@ -23,7 +23,7 @@ SOURCES = (ROOT / "referee", ROOT / "clients" / "python" / "rummybot" / "stdio.p
 
 CODE = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 
-# the status each typed error maps to (referee.server.STATUS_FOR, referee.search.service._STATUS)
+# the status each typed error maps to (referee.server.STATUS_FOR, referee.search.work.STATUS)
 ERROR_STATUS = {
     "IllegalAction": "FAILED_PRECONDITION",
     "InvalidAction": "INVALID_ARGUMENT",
@@ -32,11 +32,13 @@ ERROR_STATUS = {
     "BadToken": "PERMISSION_DENIED",
     "NotSearchable": "FAILED_PRECONDITION",
     "KnowledgeMismatch": "INTERNAL",
-    "OutOfTime": "DEADLINE_EXCEEDED",  # the search branch's
+    "OutOfTime": "DEADLINE_EXCEEDED",
 }
 # the browser viewer answers HTTP with its own codes (HTTP statuses, not gRPC): not in this list
-EXCLUDED = {"referee/viewer.py"}
+EXCLUDED = {"referee/viewer.py", "referee/reasons.py"}  # and the list itself
 VERDICT_FUNCTIONS = {"_why_invalid", "judge_declaration"}
+GRPC_STATUS = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "PERMISSION_DENIED", "UNAUTHENTICATED",
+               "NOT_FOUND", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,13 @@ class _Scan(ast.NodeVisitor):
         if isinstance(node.target, ast.Name) and node.target.id == "refusal" and isinstance(node.value, ast.Tuple):
             for elt in node.value.elts:
                 self.add(node, _codes(elt), None)
+        self.generic_visit(node)
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        """A refusal written out as ``("STATUS", "CODE", message)`` (the search pool's admission answers)."""
+        elts = node.elts
+        if len(elts) >= 2 and isinstance(elts[0], ast.Constant) and elts[0].value in GRPC_STATUS:
+            self.add(node, _codes(elts[1]), str(elts[0].value))
         self.generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:

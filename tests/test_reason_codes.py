@@ -49,11 +49,11 @@ def test_codes_are_literal_except_check_ranges_limit_name():
 
 
 def test_the_scan_knows_the_status_each_typed_error_maps_to():
-    from referee.search import service
+    from referee.search import work
     from referee.server import STATUS_FOR
 
-    for cls, status in [*STATUS_FOR.items(), *service._STATUS.items()]:
-        assert ERROR_STATUS[cls.__name__] == status.name, cls
+    for cls, status in [*((c, s.name) for c, s in STATUS_FOR.items()), *work.STATUS.items()]:
+        assert ERROR_STATUS[cls.__name__] == status, cls
 
 
 def test_the_scan_sees_every_pattern_the_sources_use(tmp_path):
