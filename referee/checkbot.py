@@ -1,8 +1,8 @@
 """``referee check-bot -- COMMAND ...``: put a bot through a battery of matches in each variant it claims and
 say what it got right and wrong, before it ever enters a tournament.
 
-The bot runs as the tournament runner runs it (``COMMAND --referee HOST:PORT --bot-token T``, with the same in
-RUMMY_REFEREE / RUMMY_BOT_TOKEN) against the bundled greedy bot on a referee in this process, match after match
+The bot runs as the tournament runner runs it (``COMMAND --referee HOST:PORT``, its bot token in RUMMY_BOT_TOKEN
+only) against the bundled greedy bot on a referee in this process, match after match
 over one connection, from every seat. For each variant the check reports, per phase it was asked (DRAW, PLAY,
 DISCARD, OFFER), how many decisions it answered with an accepted action; every rejected answer, missed deadline,
 crash or disconnect is a fault. It also reports whether the variant's special situations came up and were met:
@@ -83,7 +83,8 @@ async def _spawn(command: Sequence[str], address: str, token: str, log: Path) ->
     env = {**os.environ, "RUMMY_REFEREE": address, "RUMMY_BOT_TOKEN": token, "RUMMY_BOT_SEED": "1"}
     out = log.open("ab")
     try:
-        return await asyncio.create_subprocess_exec(*command, "--referee", address, "--bot-token", token, env=env,
+        # the token in the environment only, as the tournament runner passes it: a command line is public
+        return await asyncio.create_subprocess_exec(*command, "--referee", address, env=env,
                                                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out)
     finally:
         out.close()
@@ -121,7 +122,7 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
         connected = await _wait_connected(service, tokens, procs, 15.0)
         dead = next((p.returncode for p in procs if p.returncode is not None), None)
         why = f"exited with code {dead} before joining" if dead is not None else "did not join in 15 s"
-        rows.append(CheckRow("*", "connects with a bot token (--referee, --bot-token)",
+        rows.append(CheckRow("*", "connects with a bot token (--referee, RUMMY_BOT_TOKEN)",
                              "ok" if connected else "FAULT", "joined" if connected else f"{why}; see {folder}/bot-0.log"))
         if not connected:
             return rows, folder

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.credentials import mint_bot_token
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.sandbox import SOCKET_IN_SANDBOX, Cgroups, Sandbox, bwrap_path, hidden_paths, limits_for, modes
 
@@ -295,12 +296,15 @@ class BotProcess:
     """One persistent process of a bot, with its own bot token; restarted (with backoff) whenever it dies."""
 
     def __init__(self, spec: BotSpec, index: int, referee: str, log_dir: Path, logger: Any = None, log_cap: int = LOG_CAP,
-                 isolation: Isolation = NO_ISOLATION) -> None:
+                 isolation: Isolation = NO_ISOLATION, admin_token: str | None = None) -> None:
         self.spec = spec
         self.index = index
         self.isolation = isolation
         self.referee = isolation.referee_for(referee)
-        self.token = f"{spec.name}-{index}-{secrets.token_urlsafe(12)}"
+        # minted with the referee's admin token, the referee knows it as one of the admin's bots before any match
+        # names it; a referee with no admin token takes any token (within its budget for tokens nothing names)
+        self.token = (mint_bot_token(admin_token, f"{spec.name}-{index}") if admin_token
+                      else f"{spec.name}-{index}-{secrets.token_urlsafe(12)}")
         self.log = TailLog(log_dir / f"{spec.name}-{index}.log", log_cap)
         self.logger = logger
         self.proc: asyncio.subprocess.Process | None = None
@@ -399,11 +403,12 @@ class BotPool:
         log_cap: int = LOG_CAP,
         min_processes: dict[str, int] | None = None,
         isolation: Mapping[str, Isolation] | None = None,
+        admin_token: str | None = None,
     ) -> None:
         need = min_processes or {}
         iso = isolation or {}
         self.procs: dict[str, list[BotProcess]] = {
-            b.name: [BotProcess(b, i, referee, log_dir, logger, log_cap, iso.get(b.name, NO_ISOLATION))
+            b.name: [BotProcess(b, i, referee, log_dir, logger, log_cap, iso.get(b.name, NO_ISOLATION), admin_token)
                      for i in range(max(b.processes, need.get(b.name, 1)))]
             for b in bots
         }

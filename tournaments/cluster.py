@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import secrets
 import threading
 import uuid
 from collections.abc import AsyncIterator
@@ -68,13 +69,15 @@ class RefereeOnWorker(WorkerPlugin):
 
         self._referee_log = (out / f"referee-{here}.log").open("a", encoding="utf-8", buffering=1)
         configure_logging("info", json=True, stream=self._referee_log)  # the worker's own process: its referee's logs
-        self._referee = EmbeddedReferee(records_dir=out / "records" / here)
+        admin = secrets.token_urlsafe(32)  # this worker's referee: the backend's calls and its bots' tokens
+        self._referee = EmbeddedReferee(records_dir=out / "records" / here, admin_token=admin)
         address = self._referee.start()
         self._log_file = (out / f"worker-{here}.log").open("a", encoding="utf-8", buffering=1)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="rummy-referee-plugin", daemon=True)
         self._thread.start()
-        self._backend = grpc_backend(self.config, address, self.plan, make_logger(self._log_file), out / "bots" / here)()
+        self._backend = grpc_backend(self.config, address, self.plan, make_logger(self._log_file), out / "bots" / here,
+                                     admin_token=admin)()
         self._match_fn = self._call(self._backend.__aenter__()).result(60)
 
     def _call(self, coro: Any) -> Future[Any]:

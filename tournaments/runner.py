@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import secrets
 import signal
 import sqlite3
 import sys
@@ -585,17 +586,23 @@ class PerMatchProcesses:
         return _outcome(result)
 
 
-def _admin_interceptors() -> list[Any]:
+def admin_token_from_env() -> str | None:
     """For a referee run with ``--admin-token-file``: its token from RUMMY_ADMIN_TOKEN (or the file named by
-    RUMMY_ADMIN_TOKEN_FILE), sent as ``authorization: Bearer TOKEN`` on every call the runner makes."""
+    RUMMY_ADMIN_TOKEN_FILE)."""
     import os
     from pathlib import Path
-
-    import grpc
 
     token = os.environ.get("RUMMY_ADMIN_TOKEN", "").strip()
     if not token and os.environ.get("RUMMY_ADMIN_TOKEN_FILE"):
         token = Path(os.environ["RUMMY_ADMIN_TOKEN_FILE"]).read_text(encoding="utf-8").strip()
+    return token or None
+
+
+def _admin_interceptors(token: str | None) -> list[Any]:
+    """``authorization: Bearer TOKEN`` on every call the runner makes: its calls are the admin's, which never
+    compete with the bots' budgets on the referee."""
+    import grpc
+
     if not token:
         return []
 
@@ -608,11 +615,14 @@ def _admin_interceptors() -> list[Any]:
 
 
 def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any = None, bot_logs: Path | None = None,
-                 unix_socket: Path | None = None) -> Backend:
+                 unix_socket: Path | None = None, admin_token: str | None = None) -> Backend:
     """The real thing: bot processes (persistent, or per match) and a gRPC channel to the referee at
     ``address``. Bot logs go to ``bot_logs`` (default: the output's ``bots/``). Sandboxed bots reach the referee
     through ``unix_socket`` (or ``address`` itself if it is ``unix:PATH``), bound into their sandbox; without
-    one, over TCP, so their sandbox keeps the network."""
+    one, over TCP, so their sandbox keeps the network. ``admin_token`` (else ``admin_token_from_env``): the
+    runner's calls carry it, and the bots' tokens are minted with it (``referee.credentials``), so the referee
+    seats them and refuses tokens anyone else makes up."""
+    admin = admin_token or admin_token_from_env()
 
     @contextlib.asynccontextmanager
     async def cm() -> AsyncIterator[MatchFn]:
@@ -625,7 +635,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
         log_dir = bot_logs or config.output / "bots"
         socket = unix_socket or unix_socket_of(address)
         # reconnect soon after a referee restart (gRPC's own default backoff grows to 120 s between attempts)
-        channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors(), options=[
+        channel = grpc.aio.insecure_channel(address, interceptors=_admin_interceptors(admin), options=[
             ("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
             ("grpc.max_reconnect_backoff_ms", int(BACKOFF_CAP_S * 1000))])
         try:
@@ -651,7 +661,8 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
                         oneshot.flush()
                 else:
                     need = plan_.seats_per_bot()
-                    pool = BotPool(specs, address, log_dir, log, min_processes=need, isolation=isolation)
+                    pool = BotPool(specs, address, log_dir, log, min_processes=need, isolation=isolation,
+                                   admin_token=admin)
                     pool.start()
                     try:
                         yield GrpcMatches(stub, pool)
@@ -794,12 +805,14 @@ def _run(
 
             # the bots' way in: a Unix socket in a private folder outside the output (sandboxes have no network)
             socket = cleanup.enter_context(private_socket_dir()) / "referee.sock"
-            embedded = EmbeddedReferee(records_dir=out / "records", unix_path=str(socket))
+            # its admin token exists only in this process: the runner's calls and the bots' minted tokens
+            admin = secrets.token_urlsafe(32)
+            embedded = EmbeddedReferee(records_dir=out / "records", unix_path=str(socket), admin_token=admin)
             address = embedded.start()
             log.info("referee_started", address=address, unix=str(socket))
         else:
-            socket = None
-        backend = grpc_backend(config, address, p, log, unix_socket=socket)
+            socket, admin = None, None
+        backend = grpc_backend(config, address, p, log, unix_socket=socket, admin_token=admin)
     try:
         run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s, on_result))
     finally:
