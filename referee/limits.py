@@ -61,8 +61,8 @@ class ServerLimits:
     viewer_client_sse_streams: int = _limit(16, "live-match event streams (SSE) open from one client address")
     viewer_jobs: int = _limit(1, "viewer jobs (reading or replaying a record, encoding a page) run at once, off the "
                               "event loop; 16 more may wait, then the viewer answers 503 VIEWER_BUSY")
-    viewer_cached_frames: int = _limit(300_000, "replayed frames the viewer keeps cached over all records (older "
-                                       "records are replayed again when asked)")
+    viewer_cached_frames: int = _limit(60_000, "replayed frames the viewer keeps over all records, about 4 KB each "
+                                       "(older records are replayed again when asked)")
 
     @classmethod
     def flags(cls) -> Iterable[tuple[str, int, str]]:

@@ -28,6 +28,7 @@ import asyncio
 import bisect
 import os
 import re
+import socket
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
@@ -46,6 +47,7 @@ from referee.records import UnreadableRecord
 from referee.replay import ReplayMismatch
 from referee.timeline import (
     SPECTATOR,
+    Frame,
     HiddenPerspective,
     Perspective,
     Timeline,
@@ -78,6 +80,7 @@ class Tuning:
     """The viewer's fixed pacing (not limits a user sets): tests shorten them."""
 
     poll_s: float = 0.25  # a followed record is looked at this often (one stat; read only if it grew)
+    fresh_s: float = 0.1  # a page asked again this soon is served from the last read, even if the record grew
     ping_s: float = 15.0  # an idle event stream gets a comment this often (proxies and browsers keep it open)
     sse_queue: int = 256  # events queued for one stream before its reader counts as too slow and is dropped
     sse_batch: int = 64  # more new frames than this at once: a fresh ``meta`` and the last frame instead
@@ -88,6 +91,7 @@ class Tuning:
     listing_recheck_s: float = 1.0  # records with no result yet are looked at again at most this often
     waiting_jobs: int = 16  # jobs queued beyond those running; more: 503 VIEWER_BUSY
     cached_bytes: int = 32 * 2**20  # encoded pages kept (LRU)
+    sndbuf: int = 256 * 1024  # a connection's kernel send buffer: a reader that stops is seen soon, memory bounded
 
 
 @dataclass
@@ -292,11 +296,13 @@ class _Entry:
     match_id: str
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     stamp: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) when last read
+    read_at: float = 0.0  # (loop time) when the file was last looked at
     offset: int = 0  # bytes read: the record's whole lines so far
     builder: TimelineBuilder | None = None
     timeline: Timeline | None = None
     error: str = ""  # the record does not replay (kept until it changes)
     feed: _Feed | None = None
+    spectator: list[tuple[Frame | None, bytes]] = field(default_factory=list)  # a live record's frames, encoded once
 
 
 def _sse(event: str, data: Any) -> bytes:
@@ -347,8 +353,10 @@ class _Timelines:
         except OSError as exc:
             raise _Refused(404, "NO_RECORD", f"the record {e.match_id!r} cannot be read: {exc.strerror}") from exc
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-        if stamp == e.stamp:
-            return []
+        now = asyncio.get_running_loop().time()
+        if stamp == e.stamp or (encode_from is None and e.stamp is not None and now - e.read_at < self.tuning.fresh_s):
+            return []  # (a client asking in a loop for a record written every move costs a read per fresh_s)
+        e.read_at = now
         out = await self.jobs.run(self._extend, e, stamp, encode_from)
         self._trim()
         return out
@@ -382,6 +390,8 @@ class _Timelines:
                 e.offset = end
             e.timeline = e.builder.timeline() if e.builder is not None and e.builder.started else None
             e.error = ""
+            if whole or (e.timeline is not None and (e.timeline.complete or e.timeline.aborted)):
+                e.spectator = []  # (kept only while the match runs: a finished record's pages are kept whole)
         except (ReplayMismatch, KeyError, ValueError, TypeError, OSError) as exc:  # UnreadableRecord: ValueError
             e.builder, e.timeline, e.error = None, None, str(exc)[:300]
         e.stamp = stamp
@@ -392,6 +402,26 @@ class _Timelines:
         if encode_from == 0 or len(new) > self.tuning.sse_batch:  # a first look, or too many to send each
             return [_sse("meta", timeline_json(tl, SPECTATOR)), _sse("frame", frame_json(tl.frames[-1], SPECTATOR))]
         return [_sse("frame", frame_json(f, SPECTATOR)) for f in new]
+
+    @staticmethod
+    def _live_hand(e: _Entry, tl: Timeline, hand: int) -> bytes:
+        """(A job.) A running match's hand as the spectator sees it, from frames encoded once each: the hand in
+        play is asked for again after every move, and only its new frames (and a last one replaced) are encoded."""
+        done = e.spectator
+        del done[len(tl.frames):]  # (a record replayed again from the start may have fewer)
+        first, last = tl.ranges[hand]
+        for f in tl.frames[first:last + 1]:
+            if f.index < len(done) and done[f.index][0] is f:
+                continue
+            if f.index > len(done):  # (frames before this hand, never asked for: encoded as they come)
+                done.extend((None, b"") for _ in range(len(done), f.index))
+            encoded = orjson.dumps(frame_json(f, SPECTATOR))
+            if f.index < len(done):
+                done[f.index] = (f, encoded)
+            else:
+                done.append((f, encoded))
+        return b'{"hand":%d,"perspective":"spectator","frames":[' % hand + \
+            b",".join(done[i][1] for i in range(first, last + 1)) + b"]}"
 
     def _trim(self) -> None:
         total = sum(len(e.timeline.frames) for e in self._entries.values() if e.timeline is not None)
@@ -418,6 +448,8 @@ class _Timelines:
             return hit
         if hand is None:
             body = await self.jobs.run(lambda: orjson.dumps(timeline_json(tl, who)))
+        elif who == SPECTATOR and not (tl.complete or tl.aborted):
+            body = await self.jobs.run(self._live_hand, e, tl, hand)
         else:
             body = await self.jobs.run(lambda: orjson.dumps(hand_json(tl, who, hand)))
         self._bodies[key] = body
@@ -516,6 +548,12 @@ class _Guarded(asyncio.Protocol):
             return
         c.open += 1
         c.by_addr[self.addr] += 1
+        sock = transport.get_extra_info("socket")
+        if sock is not None and c.tuning.sndbuf > 0:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, c.tuning.sndbuf)
+            except OSError:
+                pass
         self.inner = self.make()
         self.inner.connection_made(transport)
 
@@ -889,8 +927,9 @@ async def start_viewer(records: Path | str | None, service: RefereeService | Non
     app[CONNECTIONS] = conns
     # keepalive_timeout bounds both an idle connection and one still sending its request's headers (aiohttp
     # arms it at connect and after each response; a request in progress is not idle)
+    # handler_cancellation: a stream whose client went away stops counting at once, not at its next heartbeat
     runner = web.AppRunner(app, shutdown_timeout=2.0, access_log=None, keepalive_timeout=float(limits.viewer_idle_s),
-                           lingering_time=1.0, max_line_size=8190, max_field_size=8190)
+                           lingering_time=1.0, max_line_size=8190, max_field_size=8190, handler_cancellation=True)
     await runner.setup()
     await _GuardedSite(runner, host, port, conns).start()
     return runner, int(runner.addresses[0][1])
