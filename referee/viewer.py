@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
 from aiohttp import web
@@ -529,8 +529,8 @@ class _Guarded(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.stall: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+    def connection_made(self, base: asyncio.BaseTransport) -> None:
+        transport = cast(asyncio.Transport, base)  # (uvloop's transports are not asyncio.Transport subclasses)
         self.transport = transport
         peer = transport.get_extra_info("peername")
         self.addr = str(peer[0]) if isinstance(peer, tuple) and peer else str(peer or "")

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from referee import loops
 from referee.limits import ServerLimits
 from referee.match import Match, MatchConfig, play_seats
 from referee.records import read_record
@@ -89,8 +90,8 @@ class Served:
     """The viewer on its own loop in a thread; ``stats`` are its counters; ``run`` runs a coroutine on its loop."""
 
     def __init__(self, records: Path, service: Any = None, limits: ServerLimits | None = None,
-                 tuning: Tuning = FAST) -> None:
-        self.loop = asyncio.new_event_loop()
+                 tuning: Tuning = FAST, loop: str = "auto") -> None:
+        self.loop = loops.new_event_loop(loop)  # uvloop where installed, as `referee serve` runs
         ready = threading.Event()
 
         def serve() -> None:
@@ -471,8 +472,9 @@ def test_an_idle_stream_gets_a_heartbeat(tmp_path, serve, big):
 # ---------------------------------------------------------------- connections
 
 
-def test_a_half_sent_request_and_an_idle_connection_are_closed(tmp_path, serve):
-    v = serve(tmp_path, limits=ServerLimits(viewer_idle_s=1))
+@pytest.mark.parametrize("loop", ["auto", "asyncio"])
+def test_a_half_sent_request_and_an_idle_connection_are_closed(tmp_path, serve, loop):
+    v = serve(tmp_path, limits=ServerLimits(viewer_idle_s=1), loop=loop)
     half = connect(v.port)
     half.sendall(b"GET /api/records HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
     idle = connect(v.port)
@@ -490,8 +492,9 @@ def test_a_half_sent_request_and_an_idle_connection_are_closed(tmp_path, serve):
     assert data.startswith(b"HTTP/1.1 200")
 
 
-def test_connections_past_the_limit_are_refused_and_counted_back(tmp_path, serve):
-    v = serve(tmp_path, limits=ServerLimits(viewer_max_connections=4, viewer_client_connections=3))
+@pytest.mark.parametrize("loop", ["auto", "asyncio"])
+def test_connections_past_the_limit_are_refused_and_counted_back(tmp_path, serve, loop):
+    v = serve(tmp_path, limits=ServerLimits(viewer_max_connections=4, viewer_client_connections=3), loop=loop)
     held = [connect(v.port) for _ in range(3)]
     time.sleep(0.1)
     extra = connect(v.port)
