@@ -208,17 +208,18 @@ class _Listing:
         self.rows: dict[str, dict[str, Any]] = {}
         self.keys: list[tuple[int, str]] = []  # (-mtime_ns, id), sorted: newest first
         self.dir_stamp: int | None = None
+        self.open_rows = 0  # records with no result yet (they may grow)
         self.checked = 0.0
         self.lock = asyncio.Lock()
 
     async def page(self, limit: int, after: tuple[int, str] | None) -> dict[str, Any]:
         async with self.lock:
             stamp = self.shelf.stamp()
-            open_rows = any(not (r["complete"] or r["aborted"]) for r in self.rows.values())
-            due = open_rows and time.monotonic() - self.checked >= self.tuning.listing_recheck_s
+            due = self.open_rows > 0 and time.monotonic() - self.checked >= self.tuning.listing_recheck_s
             if stamp != self.dir_stamp or due:
                 self.rows = await self.jobs.run(self._scan, self.rows, stamp != self.dir_stamp)
                 self.keys = sorted((-r["_ns"], r["match_id"]) for r in self.rows.values())
+                self.open_rows = sum(1 for r in self.rows.values() if not (r["complete"] or r["aborted"]))
                 self.dir_stamp, self.checked = stamp, time.monotonic()
         start = 0 if after is None else bisect.bisect_right(self.keys, (-after[0], after[1]))
         keys = self.keys[start:start + limit]
