@@ -72,6 +72,18 @@ class ServerLimits:
                                    "LIMIT_SEARCH_CALLS")
     max_search_ms: int = _limit(10_000, "milliseconds one search call may take, waiting and working (less if the "
                                 "call's own deadline is nearer); then it ends DEADLINE_EXCEEDED, LIMIT_SEARCH_TIME")
+    # the HTTP viewer (`--http`): it shares the event loop that runs every match
+    viewer_max_connections: int = _limit(256, "HTTP connections open to the viewer at once (more are answered 503 "
+                                         "LIMIT_CONNECTIONS and closed)")
+    viewer_client_connections: int = _limit(64, "HTTP connections open to the viewer from one client address")
+    viewer_idle_s: int = _limit(15, "seconds an HTTP connection may stay idle, or take to send a request's headers, "
+                                "before the viewer closes it")
+    viewer_sse_streams: int = _limit(128, "live-match event streams (SSE) open at once")
+    viewer_client_sse_streams: int = _limit(16, "live-match event streams (SSE) open from one client address")
+    viewer_jobs: int = _limit(1, "viewer jobs (reading or replaying a record, encoding a page) run at once, off the "
+                              "event loop; 16 more may wait, then the viewer answers 503 VIEWER_BUSY")
+    viewer_cached_frames: int = _limit(60_000, "replayed frames the viewer keeps over all records, about 4 KB each "
+                                       "(older records are replayed again when asked)")
 
     @classmethod
     def flags(cls) -> Iterable[tuple[str, int, str]]:

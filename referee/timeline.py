@@ -19,7 +19,7 @@ A ``TimelineBuilder`` takes record entries one at a time, so a record still bein
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.cards import Card, Rank, Suit, parse_cards
@@ -39,6 +39,7 @@ __all__ = [
     "Timeline",
     "TimelineBuilder",
     "build_timeline",
+    "builder_of",
     "frame_json",
     "hand_json",
     "parse_perspective",
@@ -90,9 +91,24 @@ class Timeline:
     frames: list[Frame]
     complete: bool  # the record has its result: the match is over
     aborted: str = ""  # why the match was aborted, if it was (it then has no result)
+    ranges: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # hand -> its first and last frame
+    score_at: Mapping[int, int] = field(default_factory=dict)  # hand -> the frame that scores it
+
+    def __post_init__(self) -> None:
+        if self.frames and not self.ranges:  # a timeline made by hand: index it once (the builder keeps its own)
+            ranges: dict[int, tuple[int, int]] = {}
+            for f in self.frames:
+                ranges[f.hand] = (ranges.get(f.hand, (f.index, f.index))[0], f.index)
+            self.ranges = ranges
+            self.score_at = {f.hand: f.index for f in self.frames if f.score is not None}
 
     def hands(self) -> list[int]:
-        return sorted({f.hand for f in self.frames})
+        return sorted(self.ranges)
+
+    def hand_frames(self, hand: int) -> list[Frame]:
+        """The frames of ``hand`` (a slice: hands are contiguous). :raises KeyError: no such hand."""
+        first, last = self.ranges[hand]
+        return self.frames[first:last + 1]
 
 
 class TimelineBuilder:
@@ -117,6 +133,8 @@ class TimelineBuilder:
         self._scored: list[dict[str, Any]] = []  # the replay's hand_score entries
         self._result: dict[str, Any] | None = None
         self._hand_ends: list[tuple[HandState, HandScore]] = []  # hands that ended during the step in progress
+        self._ranges: dict[int, tuple[int, int]] = {}  # kept as frames come, so no reader scans every frame
+        self._score_at: dict[int, int] = {}
 
     @property
     def started(self) -> bool:
@@ -129,7 +147,7 @@ class TimelineBuilder:
         m = self._match
         names = self.seat_names or tuple(f"seat {s}" for s in range(m.config.seats))
         return Timeline(self.match_id, m.variant.name, m.config.seats, names, m.teams, dict(m.config.options),
-                        list(self.frames), self.complete, self.aborted)
+                        list(self.frames), self.complete, self.aborted, dict(self._ranges), dict(self._score_at))
 
     def feed(self, entry: Mapping[str, Any]) -> list[Frame]:
         """Take one record entry; return the frames it completes. :raises ReplayMismatch: when the replay deals
@@ -253,6 +271,9 @@ class TimelineBuilder:
             stock=tuple(state.stock), totals=tuple(m.game.totals), score=score,
         )
         self.frames.append(frame)
+        self._ranges[frame.hand] = (self._ranges.get(frame.hand, (frame.index, frame.index))[0], frame.index)
+        if score is not None:
+            self._score_at[frame.hand] = frame.index
         if self._on_frame is not None:
             self._on_frame(frame, state)
 
@@ -267,12 +288,19 @@ class TimelineBuilder:
 def build_timeline(entries: Iterable[Mapping[str, Any]], match_id: str = "",
                    on_frame: Callable[[Frame, HandState], None] | None = None) -> Timeline:
     """The frames of a whole record (or of as much of it as is written). :raises ReplayMismatch:"""
+    return builder_of(entries, match_id, on_frame).timeline()
+
+
+def builder_of(entries: Iterable[Mapping[str, Any]], match_id: str = "",
+               on_frame: Callable[[Frame, HandState], None] | None = None) -> TimelineBuilder:
+    """A builder fed a whole record (its decks known in advance), to be fed the lines that follow as the record
+    grows. :raises ReplayMismatch:"""
     entries = list(entries)
     decks = [parse_cards(" ".join(e["deck"])) for e in entries if e.get("type") == "hand"]
     builder = TimelineBuilder(match_id, decks, on_frame)
     for e in entries:
         builder.feed(e)
-    return builder.timeline()
+    return builder
 
 
 # ---------------------------------------------------------------- what a perspective is shown
@@ -283,9 +311,10 @@ def parse_perspective(text: str | None, seats: int) -> Perspective:
     t = (text or SPECTATOR).strip().lower()
     if t in (SPECTATOR, EVERYTHING):
         return t
-    if t.isdigit() and int(t) < seats:
+    if t.isascii() and t.isdigit() and len(t) <= 3 and int(t) < seats:  # ("²".isdigit() is true; int() refuses it)
         return int(t)
-    raise HiddenPerspective(f"no perspective {text!r}: a seat 0..{seats - 1}, {SPECTATOR!r} or {EVERYTHING!r}")
+    shown = text if text is None or len(text) <= 20 else text[:20] + "..."
+    raise HiddenPerspective(f"no perspective {shown!r}: a seat 0..{seats - 1}, {SPECTATOR!r} or {EVERYTHING!r}")
 
 
 def _check_allowed(tl: Timeline, who: Perspective) -> None:
@@ -306,10 +335,11 @@ def timeline_json(tl: Timeline, who: Perspective, with_frames: bool = False) -> 
     :raises HiddenPerspective: for everything before the end."""
     _check_allowed(tl, who)
     index = []
-    for hand in tl.hands():
-        frames = [f for f in tl.frames if f.hand == hand]
-        end = next((f for f in frames if f.score is not None), None)
-        index.append({"hand": hand, "first": frames[0].index, "last": frames[-1].index,
+    for hand in tl.hands():  # from the builder's index: a call costs the hands, not the frames
+        first, last = tl.ranges[hand]
+        at = tl.score_at.get(hand)
+        end = tl.frames[at] if at is not None else None
+        index.append({"hand": hand, "first": first, "last": last,
                       "score": None if end is None else {**_score_json(end), "at": end.index}})
     out: dict[str, Any] = {
         "match_id": tl.match_id, "variant": tl.variant, "seats": tl.seats, "seat_names": list(tl.seat_names),
@@ -325,9 +355,7 @@ def timeline_json(tl: Timeline, who: Perspective, with_frames: bool = False) -> 
 def hand_json(tl: Timeline, who: Perspective, hand: int) -> dict[str, Any]:
     """One hand's frames as ``who`` may see them. :raises HiddenPerspective: :raises KeyError: no such hand."""
     _check_allowed(tl, who)
-    frames = [frame_json(f, who) for f in tl.frames if f.hand == hand]
-    if not frames:
-        raise KeyError(hand)
+    frames = [frame_json(f, who) for f in tl.hand_frames(hand)]
     return {"hand": hand, "perspective": who, "frames": frames}
 
 

@@ -14,9 +14,28 @@ function cell(row, text, href) {
   row.append(td);
 }
 
+const PAGE = 100;
+let wanted = PAGE;  // records shown: the newest first, a page more per click on "more"
+
+async function loadRecords() {
+  // the listing is paged (?limit=&after=): walk the pages until `wanted` rows
+  const records = [];
+  let after = null;
+  let total = 0;
+  do {
+    const q = new URLSearchParams({ limit: String(Math.min(500, wanted - records.length)) });
+    if (after) q.set("after", after);
+    const page = await getJSON(`/api/records?${q}`);
+    records.push(...page.records);
+    total = page.total;
+    after = page.next;
+  } while (after && records.length < wanted);
+  return { records, total, more: Boolean(after) };
+}
+
 async function refresh() {
   try {
-    const [{ records }, { live }] = await Promise.all([getJSON("/api/records"), getJSON("/api/live")]);
+    const [{ records, total, more }, { live }] = await Promise.all([loadRecords(), getJSON("/api/live")]);
     const liveBody = document.getElementById("live");
     liveBody.replaceChildren();
     for (const m of live) {
@@ -40,10 +59,16 @@ async function refresh() {
       body.append(row);
     }
     document.getElementById("no-records").hidden = records.length > 0;
+    document.getElementById("more").hidden = !more;
+    document.getElementById("count").textContent = records.length ? `${records.length} of ${total} records` : "";
   } catch (err) {
     document.getElementById("message").textContent = String(err.message || err);
   }
 }
 
+document.getElementById("more").addEventListener("click", () => {
+  wanted += PAGE;
+  refresh();
+});
 refresh();
 setInterval(refresh, 3000);

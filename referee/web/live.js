@@ -10,7 +10,7 @@ let match = null;
 let latest = null;
 let frames = 0;
 let pending = false;
-const scores = [];
+let scores = [];
 
 function say(text) {
   message.textContent = text || "";
@@ -25,16 +25,20 @@ function draw() {
 }
 
 const source = new EventSource(`/api/live/${encodeURIComponent(matchId)}/frames`);
+// the stream sends `meta` (the match and its scored hands so far) and the last frame on joining, then a frame per
+// step; when many steps come at once (or the page fell behind) a fresh `meta` and the last frame again
 source.addEventListener("meta", (e) => {
   match = JSON.parse(e.data);
+  frames = match.frame_count;
+  scores = match.hands.filter((h) => h.score).map((h) => ({ hand: h.hand, ...h.score }));
   document.title = `live \u00b7 ${match.variant} \u00b7 ${match.match_id}`;
   document.getElementById("title").textContent = `Live: ${match.variant} \u00b7 ${match.seat_names.join(" vs ")}`;
   say("following the match as a spectator: public information only");
 });
 source.addEventListener("frame", (e) => {
   latest = JSON.parse(e.data);
-  frames += 1;
-  if (latest.score) scores.push({ hand: latest.hand, ...latest.score });
+  frames = Math.max(frames, latest.index + 1);
+  if (latest.score && !scores.some((s) => s.hand === latest.hand)) scores.push({ hand: latest.hand, ...latest.score });
   if (!pending) {
     pending = true;
     requestAnimationFrame(draw);  // many frames at once (joining late) draw once
@@ -52,7 +56,7 @@ source.addEventListener("end", (e) => {
 });
 source.addEventListener("error", (e) => {
   if (e.data) {
-    say(JSON.parse(e.data).error);
+    say(JSON.parse(e.data).error);  // (with a reason code: SLOW_READER, DOES_NOT_REPLAY, ...)
     source.close();
   } else if (source.readyState === EventSource.CLOSED) {
     say("The referee closed the stream.");

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from referee.match import Match, MatchConfig, play_seats
-from referee.records import RecordWriter
 from referee.testing import KnowledgeTracker
 from referee.timeline import Frame, Timeline, build_timeline
 from referee.variants import find
@@ -43,10 +42,7 @@ def play_record(variant: str, seed: str = "web", hands: int = 2, turns: int = 80
 
     play_seats(match, choose)
     if folder is not None:
-        writer = RecordWriter(folder, match_id)
-        for e in entries:
-            writer.write(e)
-        writer.close()
+        write_record(folder, match_id, entries)
     return match_id, entries
 
 

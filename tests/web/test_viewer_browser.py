@@ -192,11 +192,11 @@ def test_the_live_page_follows_a_running_match_with_public_information_only(page
     totals = page.eval_on_selector_all(".scores .totals [data-total-seat]", "els => els.map(e => Number(e.textContent))")
     assert totals == result["totals"]
     assert page.locator("#replay-link").is_visible()
-    timeline, known = timeline_with_knowledge(entries)  # now over: the stream replays it whole; check what it sends
+    timeline, known = timeline_with_knowledge(entries)  # now over: the stream sends the match, its last frame, the end
     with urllib.request.urlopen(f"{url}/api/live/{match_id}/frames", timeout=30) as stream:
         sent = [json.loads(line[6:]) for line in stream.read().decode().splitlines() if line.startswith("data: ")]
     frames = [f for f in sent if "index" in f]
-    assert len(frames) == len(timeline.frames)
+    assert sent[0]["frame_count"] == len(timeline.frames) and [f["index"] for f in frames] == [len(timeline.frames) - 1]
     for f in frames:
         everyone = set.intersection(*known[f["index"]])
         assert card_codes(f) <= everyone, f"the live stream sent a card not every seat knew at frame {f['index']}"

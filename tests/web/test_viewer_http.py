@@ -49,7 +49,7 @@ def test_a_running_match_is_shown_only_as_a_spectator_sees_it(viewer, running_re
     assert get(f"{base}?seat=spectator")[0] == 200
     for seat in ("0", "1", "all"):
         status, _, body = get(f"{base}/hands/1?seat={seat}")
-        assert status == 403 and "once the match is over" in body["error"]
+        assert status == 403 and "once the match is over" in body["error"] and body["reason"] == "HIDDEN_WHILE_RUNNING"
     assert get(f"{viewer.url}/api/records/fortune-web/hands/1?seat=all")[0] == 200
 
 
@@ -63,10 +63,28 @@ def test_a_hand_is_served_a_perspective_at_a_time(viewer):
     assert get(f"{viewer.url}/api/records/indian-web?seat=7")[0] == 400
 
 
-@pytest.mark.parametrize("path", ["/api/records/..%2F..%2Fetc%2Fpasswd", "/api/records/nope", "/static/..%2Fviewer.py",
-                                  "/static/timeline.py", "/replay/x/y"])
+@pytest.mark.parametrize("path", ["/api/records/nope", "/static/timeline.py", "/static/nope.js", "/replay/x/y"])
 def test_anything_but_a_record_or_a_viewer_file_is_not_found(viewer, path):
-    assert get(viewer.url + path)[0] == 404
+    status, _, body = get(viewer.url + path)
+    assert status == 404 and body["reason"] in ("NO_RECORD", "NOT_FOUND")
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("/api/records/..%2F..%2Fetc%2Fpasswd", "BAD_MATCH_ID"), ("/static/..%2Fviewer.py", "BAD_NAME"),
+    ("/api/records/%C2%B2", "BAD_MATCH_ID"), ("/replay/..%2F..%2Fetc", "BAD_MATCH_ID"),
+    ("/live/" + "a" * 200, "BAD_MATCH_ID"), ("/api/live/%00/frames", "BAD_MATCH_ID"),
+    ("/static/" + "a" * 5000 + ".js", "BAD_NAME"), ("/api/records/indian-web?seat=%C2%B2", "BAD_PERSPECTIVE"),
+    ("/api/records/indian-web?seat=" + "9" * 4000, "BAD_PERSPECTIVE"), ("/api/records/indian-web?seat=-1", "BAD_PERSPECTIVE"),
+    ("/api/records/indian-web/hands/x", "BAD_HAND"), ("/api/records/indian-web/hands/%C2%B2", "BAD_HAND"),
+    ("/api/records/indian-web/hands/99999999999", "BAD_HAND"), ("/api/records?limit=0", "BAD_LIMIT"),
+    ("/api/records?limit=-3", "BAD_LIMIT"), ("/api/records?limit=99999999999", "BAD_LIMIT"),
+    ("/api/records?limit=%C2%B2", "BAD_LIMIT"), ("/api/records?after=nope", "BAD_AFTER"),
+    ("/api/records?after=1~..%2Fetc", "BAD_AFTER"),
+])
+def test_malformed_input_is_a_400_naming_its_reason(viewer, path, reason):
+    status, headers, body = get(viewer.url + path)
+    assert status == 400 and headers["Content-Type"].startswith("application/json"), (status, body)
+    assert body["reason"] == reason and body["error"]
 
 
 def test_pages_load_nothing_from_elsewhere(viewer):
@@ -84,7 +102,7 @@ def test_a_record_that_does_not_replay_is_refused_with_the_reason(viewer, record
             e["points"] = [p + 1 for p in e["points"]]
     write_record(records_dir, "indian-broken", entries)
     status, _, body = get(f"{viewer.url}/api/records/indian-broken")
-    assert status == 422 and "does not replay" in body["error"]
+    assert status == 422 and "does not replay" in body["error"] and body["reason"] == "DOES_NOT_REPLAY"
 
 
 def test_referee_view_serves_one_record_and_prints_its_address(records_dir):
