@@ -216,7 +216,7 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
 
     async def viewer_loop() -> None:
         while True:
-            for path in ("/api/records", f"/api/records/{big}"):
+            for path in ("/api/records?limit=500", f"/api/records/{big}"):
                 try:
                     async with session.get(http + path) as resp:
                         await resp.read()

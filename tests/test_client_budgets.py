@@ -28,9 +28,10 @@ def _reason(err: grpc.aio.AioRpcError) -> str:
 
 
 class Stream:
-    """A raw Play stream: what it sends is queued, what it gets is read on demand (or never: a slow reader)."""
+    """A raw Play stream: what it sends is queued; what it gets is read by a task of its own into a queue (a timed
+    out wait on ``call.read()`` itself would cancel the whole call), or never read at all (a slow reader)."""
 
-    def __init__(self, stub: pb_grpc.RefereeStub, join: pb.Join | None) -> None:
+    def __init__(self, stub: pb_grpc.RefereeStub, join: pb.Join | None, read: bool = True) -> None:
         self.out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
         if join is not None:
             self.out.put_nowait(pb.PlayerMessage(join=join))
@@ -41,23 +42,35 @@ class Stream:
 
         self.call = stub.Play(requests())
         self.got: list[pb.RefereeMessage] = []
+        self.inbox: asyncio.Queue[pb.RefereeMessage | BaseException | None] = asyncio.Queue()
+        self.reader = asyncio.ensure_future(self._read()) if read else None
+
+    async def _read(self) -> None:
+        try:
+            async for msg in self.call:
+                self.inbox.put_nowait(msg)
+            self.inbox.put_nowait(None)
+        except grpc.aio.AioRpcError as exc:
+            self.inbox.put_nowait(exc)
+        except asyncio.CancelledError:
+            self.inbox.put_nowait(None)
 
     async def next(self, body: str | None = None, timeout: float = 10) -> pb.RefereeMessage:
         while True:
-            msg = await asyncio.wait_for(self.call.read(), timeout)
-            assert msg is not grpc.aio.EOF, "the stream ended"
+            msg = await asyncio.wait_for(self.inbox.get(), timeout)
+            assert isinstance(msg, pb.RefereeMessage), f"the stream ended: {msg!r}"
             self.got.append(msg)
             if body is None or msg.WhichOneof("body") == body:
                 return msg
 
     async def error(self, timeout: float = 10) -> grpc.aio.AioRpcError:
         """The status the stream ends with (every message before it is read and dropped)."""
-        try:
-            while await asyncio.wait_for(self.call.read(), timeout) is not grpc.aio.EOF:
-                pass
-        except grpc.aio.AioRpcError as exc:
-            return exc
-        raise AssertionError("the stream ended OK")
+        while True:
+            item = await asyncio.wait_for(self.inbox.get(), timeout)
+            if isinstance(item, grpc.aio.AioRpcError):
+                return item
+            if item is None:
+                raise AssertionError("the stream ended OK")
 
     def act(self, match_id: str, request_id: int, action: pb.Action) -> None:
         self.out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=request_id,
