@@ -79,8 +79,9 @@ def _first_legal(d: pb.DecisionRequest) -> pb.Action:
 
 
 async def honest_match(address: str, variant: str, per_move_ms: int, decisions: int, created: Any = None,
-                       stub: Any = None) -> dict[str, Any]:
-    """Two seats answering at once, ``decisions`` decisions: their pace and their missed deadlines."""
+                       stub: Any = None, think_ms: int = 0) -> dict[str, Any]:
+    """Two seats answering after ``think_ms`` (at once by default), ``decisions`` decisions: their pace and their
+    missed deadlines."""
     channel = None
     if stub is None:
         channel = grpc.aio.insecure_channel(address)
@@ -110,6 +111,8 @@ async def honest_match(address: str, variant: str, per_move_ms: int, decisions: 
                 if count[0] >= decisions:
                     done.set()
                     break
+                if think_ms:
+                    await asyncio.sleep(think_ms / 1000)
                 out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
                     match_id=created.match_id, request_id=msg.decision.request_id,
                     action=_first_legal(msg.decision))))
@@ -278,10 +281,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--simulate", type=int, default=32, help="long Simulate calls at once")
     p.add_argument("--rollout", type=int, default=5000, help="decisions per Simulate rollout")
     p.add_argument("--decisions", type=int, default=200, help="honest decisions timed, unloaded and loaded")
-    p.add_argument("--per-move-ms", type=int, default=500)
+    p.add_argument("--per-move-ms", type=int, default=500, help="the honest match's time per decision")
+    p.add_argument("--think-ms", type=int, default=0, help="how long each honest bot thinks per decision (0: answers "
+                   "at once, so the pace is all the referee's)")
     p.add_argument("--variant", default="500-rum")
     p.add_argument("--seed-seconds", type=float, default=10.0, help="how long the large record's match plays")
     p.add_argument("--copies", type=int, default=2000, help="records in the folder for the listing")
+    p.add_argument("--serve-args", default="", help="more `referee serve` flags, e.g. '--max-match-watchers 16'")
+    p.add_argument("--attacker-nice", type=int, default=0, help="run the attacking process at this nice value (0: "
+                   "as the referee; its own CPU is then the host's business, not the referee's)")
     p.add_argument("--attack", nargs=4, metavar=("ADDRESS", "HTTP", "MATCH", "BIG"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     _raise_nofile()
@@ -292,11 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "records"
         records.mkdir()
-        ref = Referee(records, [])
+        ref = Referee(records, args.serve_args.split())
         try:
             big = seed_records(ref.address, records, args.seed_seconds, args.copies)
             big_mb = (records / f"{big}.jsonl").stat().st_size / 2**20
-            unloaded = asyncio.run(honest_match(ref.address, args.variant, args.per_move_ms, args.decisions))
+            unloaded = asyncio.run(honest_match(ref.address, args.variant, args.per_move_ms, args.decisions,
+                                                think_ms=args.think_ms))
             rss_before = ref.rss_mib()
 
             async def loaded_run() -> tuple[dict[str, Any], dict[str, Any], float]:
@@ -307,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
                         [sys.executable, "-m", "bench.isolation", "--scale", str(args.scale), "--simulate",
                          str(args.simulate), "--rollout", str(args.rollout), "--attack", ref.address, ref.http,
                          created.match_id, big], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                        env={**os.environ, "PYTHONPATH": os.getcwd()})
+                        env={**os.environ, "PYTHONPATH": os.getcwd()},
+                        preexec_fn=(lambda: os.nice(args.attacker_nice)) if args.attacker_nice else None)
                     assert attacker.stdout is not None and attacker.stdin is not None
                     line = await asyncio.to_thread(attacker.stdout.readline)
                     assert json.loads(line)["ready"], line
@@ -323,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                             await asyncio.sleep(0.5)
 
                     sampler = asyncio.create_task(sample_rss())
-                    result = await honest_match(ref.address, args.variant, args.per_move_ms, args.decisions, created, stub)
+                    result = await honest_match(ref.address, args.variant, args.per_move_ms, args.decisions, created, stub,
+                                                args.think_ms)
                     sampler.cancel()
                     stop.set()
                     probe.join()
@@ -338,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             ref.stop()
     report = {
-        "scale": args.scale, "simulate_calls": args.simulate, "rollout_decisions": args.rollout,
+        "scale": args.scale, "think_ms": args.think_ms, "serve_args": args.serve_args, "attacker_nice": args.attacker_nice,
+        "simulate_calls": args.simulate, "rollout_decisions": args.rollout,
         "largest_record_mib": round(big_mb, 1), "records": args.copies + 1,
         "unloaded": unloaded, "loaded": loaded, "pace_ratio": round(loaded["per_s"] / unloaded["per_s"], 2),
         "rss_mib": {"before": round(rss_before, 1), "peak": round(rss_peak, 1), "growth": round(rss_peak - rss_before, 1)},
