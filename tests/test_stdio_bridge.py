@@ -6,10 +6,13 @@ counted and shown, never replaced by another move."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import grpc
@@ -134,3 +137,79 @@ def test_answers_validate_against_the_bot_answer_schema():
     validator.validate({"request_id": "7", "action": {"discard": {"card": {"rank": "RANK_ACE", "suit": "SUIT_SPADES"}}}})
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"legal_index": 1, "action": {}})
+
+
+LAST_LEGAL_BOT = textwrap.dedent('''
+    """Answers each decision at once with its last legal action (indexes differ from match to match), naming
+    the decision by both ids when asked to."""
+    import json, sys
+    both = sys.argv[1] == "both"
+    for text in sys.stdin:
+        line = json.loads(text)
+        if line["type"] == "decision":
+            d = line["decision"]
+            answer = {"legal_index": len(d["legal_actions"]) - 1}
+            if both:
+                answer.update(match_id=d["match_id"], request_id=d["request_id"])
+            print(json.dumps(answer), flush=True)
+''')
+
+
+@pytest.mark.parametrize("naming", ["oldest-open", "both"])
+def test_one_bridged_bot_in_concurrent_matches_answers_each_its_own_decision(tmp_path, naming):
+    """Three Fortune matches at once, their request ids the same (each match counts from 1): every answer reaches
+    the decision it was for. The bridge once kept open decisions by request id alone (#31): hundreds of answers
+    went to the wrong match, refused BAD_LEGAL_INDEX or STALE_REQUEST, and moves timed out."""
+    script = tmp_path / "last_legal.py"
+    script.write_text(LAST_LEGAL_BOT)
+    with EmbeddedReferee(records_dir=tmp_path / "records") as ref, grpc.insecure_channel(ref.address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        created = [stub.CreateMatch(pb.CreateMatchRequest(
+            variant="fortune", seed=f"bridge-{i}", max_hands=1, seats=[pb.SeatSpec(name="bridged", bot_token="bridged"),
+                                                                       pb.SeatSpec(name="greedy", bot_token="greedy")],
+            time_control=pb.TimeControl(per_move_ms=3000, connect_ms=20_000))) for i in range(3)]
+        bridged = subprocess.Popen([PY, "-m", "rummybot.stdio", "--referee", ref.address, "--", PY, str(script), naming],
+                                   env={**os.environ, "RUMMY_BOT_TOKEN": "bridged"}, stderr=subprocess.PIPE, text=True)
+        greedy = subprocess.Popen([PY, "-m", "rummybot.bots.greedy", "--referee", ref.address],
+                                  env={**os.environ, "RUMMY_BOT_TOKEN": "greedy"})
+        try:
+            results = [stub.GetResult(pb.GetResultRequest(match_id=c.match_id, wait=True), timeout=180) for c in created]
+        finally:
+            for p in (bridged, greedy):
+                p.terminate()
+            _, stderr = bridged.communicate(timeout=30)
+            greedy.wait(timeout=30)
+    for final in results:
+        assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited, final.reason
+        mine = [e for e in read_record(final.record_path) if e["type"] == "action" and e["seat"] == 0]
+        assert mine and not [e for e in mine if e["timed_out"]], "a bridged move timed out"
+    assert "answers refused" not in stderr, stderr
+
+
+def test_a_bridge_stopped_with_sigterm_still_says_how_many_answers_were_refused(tmp_path):
+    """The tournament runner stops its bots with SIGTERM: the bridge's refusal summary is printed all the same."""
+    script = tmp_path / "garbage.py"
+    script.write_text("import sys\nfor text in sys.stdin:\n    if '\"decision\"' in text:\n"
+                      "        print('not json', flush=True)\n")
+    with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
+        stub = pb_grpc.RefereeStub(ch)
+        stub.CreateMatch(pb.CreateMatchRequest(variant="fortune", seats=[pb.SeatSpec(bot_token="bridged"),
+                                                                        pb.SeatSpec(bot_token="nobody")],
+                                               time_control=pb.TimeControl(per_move_ms=5000, connect_ms=20_000)))
+        bridged = subprocess.Popen([PY, "-m", "rummybot.stdio", "--referee", ref.address, "--", PY, str(script)],
+                                   env={**os.environ, "RUMMY_BOT_TOKEN": "bridged"}, stderr=subprocess.PIPE, text=True)
+        other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address],
+                                 env={**os.environ, "RUMMY_BOT_TOKEN": "nobody"})
+        try:
+            deadline = time.monotonic() + 60
+            while not any(sum(m.seats[0].stats.asked.values()) for m in ref.service.sessions.values()):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            time.sleep(0.5)  # the bot has answered garbage at least once by now
+            bridged.send_signal(signal.SIGTERM)
+            _, stderr = bridged.communicate(timeout=30)
+        finally:
+            for p in (bridged, other):
+                p.kill()
+                p.wait(timeout=30)
+    assert "answers refused (MALFORMED_ANSWER x" in stderr, stderr

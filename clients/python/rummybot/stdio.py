@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
@@ -90,7 +92,9 @@ class Bridge:
     command: list[str]
     events: bool = False
     name: str = "stdio-bot"
-    open: dict[int, _Open] = field(default_factory=dict)  # request id -> decision, in arrival order
+    # (match id, request id) -> decision, in arrival order: request ids are unique only within a match, and a
+    # bridged bot plays several matches at once whenever a tournament's concurrency is above 1
+    open: dict[tuple[str, int], _Open] = field(default_factory=dict)
     refusals: Counter[str] = field(default_factory=Counter)
     answers: int = 0
     welcomed: bool = False  # a referee answered: a later UNAVAILABLE means it went away, not that none was there
@@ -111,11 +115,17 @@ class Bridge:
             call = pb_grpc.RefereeStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
             reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
             referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
-            await asyncio.wait({reader, referee_done}, return_when=asyncio.FIRST_COMPLETED)
+            # SIGTERM (how the tournament runner stops its bots) ends the session as the referee's end would, so
+            # the bot is stopped in order and the refusal summary below is still printed
+            terminated = asyncio.Event()
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated.set)
+            stop = asyncio.create_task(terminated.wait())
+            await asyncio.wait({reader, referee_done, stop}, return_when=asyncio.FIRST_COMPLETED)
             bot_quit = reader.done()
             outbox.put_nowait(None)
             call.cancel()
-            for task in (reader, referee_done):
+            for task in (reader, referee_done, stop):
                 task.cancel()
             results = await asyncio.gather(reader, referee_done, return_exceptions=True)
         if bot_quit:  # the bot closed its stdout: it is done (or dead); its exit code is ours
@@ -155,16 +165,16 @@ class Bridge:
             kind = msg.WhichOneof("body")
             self.welcomed = True
             if kind == "decision":
-                self.open[msg.decision.request_id] = _Open(msg.decision)
+                self.open[(msg.decision.match_id, msg.decision.request_id)] = _Open(msg.decision)
             elif kind == "rejected":
-                if (o := self.open.get(msg.rejected.request_id)) is not None:
+                if (o := self.open.get((msg.rejected.match_id, msg.rejected.request_id))) is not None:
                     o.answered = False
                 self.refusals[msg.rejected.code] += 1
             elif kind == "accepted":
-                self.open.pop(msg.accepted.request_id, None)
+                self.open.pop((msg.accepted.match_id, msg.accepted.request_id), None)
             elif kind == "match_result":
-                for rid in [r for r, o in self.open.items() if o.request.match_id == msg.match_result.match_id]:
-                    del self.open[rid]
+                for key in [k for k in self.open if k[0] == msg.match_result.match_id]:
+                    del self.open[key]
             elif kind == "event" and not self.events:
                 continue
             line = to_line(msg)
@@ -204,11 +214,21 @@ class Bridge:
                 match_id=target.request.match_id, request_id=target.request.request_id, action=action)))
 
     def _target(self, answer: dict[str, Any]) -> _Open | None:
+        """The decision an answer is for: the one it names (``match_id`` and ``request_id``; a request id alone if it
+        is open in one match only), else the oldest not yet answered."""
         if "request_id" in answer:
             rid = int(answer["request_id"])
-            if rid not in self.open:
+            if "match_id" in answer:
+                key = (str(answer["match_id"]), rid)
+                if key not in self.open:
+                    raise LookupError(f"request {rid} of match {key[0]!r} is not open")
+                return self.open[key]
+            named = [o for (_m, r), o in self.open.items() if r == rid]
+            if not named:
                 raise LookupError(f"request {rid} is not open")
-            return self.open[rid]
+            if len(named) > 1:
+                raise LookupError(f"request {rid} is open in {len(named)} matches: name its match_id too")
+            return named[0]
         waiting = [o for o in self.open.values() if not o.answered]
         return waiting[0] if waiting else next(iter(self.open.values()), None)
 
