@@ -6,8 +6,10 @@ and the workers run the compiled rules core too and stop with the server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -286,14 +288,15 @@ def test_each_seat_takes_its_turn_and_none_queues_past_its_share() -> None:
             call.add_done_callback(lambda _: (lock.acquire(), order.append(who), lock.release()))
             return call
 
-        a_calls = [send("A", tok) for tok in a[:3]]
-        time.sleep(0.05)
-        b_calls = [send("B", b[0], None), send("B", b[1], None)]
-        time.sleep(0.05)  # A's first call runs (a few hundred ms), four wait
-        assert _refused(t.search.Simulate, spb.SimulateRequest(token=a[3]))[:2] == (
-            grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_SEARCH_CLIENT_CALLS")
-        assert _refused(t.search.Simulate, spb.SimulateRequest(token=b[2]))[:2] == (
-            grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_SEARCH_CALLS")
+        with _frozen(ref):  # the worker holds A's first call for as long as this takes, however fast the core
+            a_calls = [send("A", tok) for tok in a[:3]]
+            time.sleep(0.05)
+            b_calls = [send("B", b[0], None), send("B", b[1], None)]
+            time.sleep(0.05)  # A's first call runs, four wait
+            assert _refused(t.search.Simulate, spb.SimulateRequest(token=a[3]))[:2] == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_SEARCH_CLIENT_CALLS")
+            assert _refused(t.search.Simulate, spb.SimulateRequest(token=b[2]))[:2] == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_SEARCH_CALLS")
         for c in a_calls + b_calls:
             c.result()
         assert order == ["A", "B", "A", "B", "A"], order  # B's calls waited for one job each, not for all of A's
@@ -308,8 +311,13 @@ def test_every_call_ends_in_its_time_and_a_cancelled_call_stops_its_work() -> No
         t = Table(ref)
         token = _when_up(t)
         began = time.monotonic()
-        status, reason, _ = _refused(t.search.Simulate, spb.SimulateRequest(token=token, rollout=LONG))
-        assert (status, reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "LIMIT_SEARCH_TIME")
+        with _frozen(ref):  # the call outlasts its 100 ms however fast the compiled core would run its rollout
+            call = t.search.Simulate.future(spb.SimulateRequest(token=token, rollout=LONG), timeout=30)
+            time.sleep(0.2)
+        with pytest.raises(grpc.RpcError) as err:
+            call.result()
+        reason = dict(err.value.trailing_metadata() or ()).get(REASON_KEY)  # type: ignore[attr-defined]
+        assert (err.value.code(), reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "LIMIT_SEARCH_TIME")  # type: ignore[attr-defined]
         assert time.monotonic() - began < 1.0
         t.channel.close()
     with EmbeddedReferee(default_time=TIME, limits=ServerLimits(search_workers=1)) as ref:
@@ -317,14 +325,31 @@ def test_every_call_ends_in_its_time_and_a_cancelled_call_stops_its_work() -> No
         pool = ref.service.search.pool  # type: ignore[union-attr]
         long_hand = t.tokens(t.cred(t.m1, "bot-a"), 3)
         t.search.Simulate(spb.SimulateRequest(token=long_hand[0]))
-        for tok in long_hand:  # the first runs, the others wait: all three end with the client's deadline
-            assert _refused(t.search.Simulate, spb.SimulateRequest(token=tok, rollout=LONG), timeout=0.05)[0] == \
-                grpc.StatusCode.DEADLINE_EXCEEDED
+        with _frozen(ref):  # the first runs (held), the others wait: all three end with the client's deadline
+            for tok in long_hand:
+                assert _refused(t.search.Simulate, spb.SimulateRequest(token=tok, rollout=LONG), timeout=0.05)[0] == \
+                    grpc.StatusCode.DEADLINE_EXCEEDED
         ends = time.monotonic() + 2
         while pool.counts.total and time.monotonic() < ends:
             time.sleep(0.01)
         assert pool.counts.total == 0 and pool.counts.busy == 0
         t.channel.close()
+
+
+@contextlib.contextmanager
+def _frozen(ref: EmbeddedReferee) -> Iterator[None]:
+    """The search workers stopped (SIGSTOP) for the block: a job they hold takes as long as the test needs, whatever
+    the speed of the rules core (the compiled one ends a long rollout in milliseconds)."""
+    pool = ref.service.search.pool  # type: ignore[union-attr]
+    pids = pool.worker_pids()
+    assert pids, "the search pool has no workers yet"
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
 
 
 def _when_up(t: Table) -> str:
@@ -349,19 +374,20 @@ def test_a_lost_worker_is_replaced_and_the_workers_stop_with_the_server() -> Non
         assert len(first) == 2
         os.kill(first[0], 9)
         outcomes = []
-        for _ in range(20):
+        for _ in range(40):  # the surviving worker may serve a call or two before the loss is seen
             try:
                 t.search.Simulate(spb.SimulateRequest(token=token), timeout=30)
                 outcomes.append("ok")
-                break
+                if not set(pool.worker_pids()) & set(first):
+                    break
             except grpc.RpcError as exc:
                 assert (exc.code(), dict(exc.trailing_metadata() or ()).get(REASON_KEY)) == (  # type: ignore[attr-defined]
                     grpc.StatusCode.UNAVAILABLE, "SEARCH_WORKER_LOST")
                 outcomes.append("lost")
-                time.sleep(0.1)
+            time.sleep(0.1)
         assert outcomes[-1] == "ok", outcomes
         now = pool.worker_pids()
-        assert now and not set(now) & set(first)
+        assert now and not set(now) & set(first), (now, first, outcomes)
         t.channel.close()
     ends = time.monotonic() + 5
     while any(_alive(p) for p in now) and time.monotonic() < ends:

@@ -87,8 +87,15 @@ def say(text: str) -> None:
 
 
 def _garbage(address: str) -> None:
-    host, _, port = address.rpartition(":")
-    with socket.create_connection((host or "127.0.0.1", int(port)), timeout=5) as sock:
+    """4096 random bytes to the referee's port, or to its Unix socket (``unix:/PATH``, a sandboxed bot's way in)."""
+    if address.startswith("unix:"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(5)
+        sock.connect("/" + address.removeprefix("unix:").lstrip("/"))
+    else:
+        host, _, port = address.rpartition(":")
+        sock = socket.create_connection((host or "127.0.0.1", int(port)), timeout=5)
+    with sock:
         sock.sendall(random.randbytes(4096))
         time.sleep(0.1)
     say("sent 4096 random bytes to the referee")
