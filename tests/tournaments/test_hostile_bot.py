@@ -5,26 +5,16 @@ one it reads its opponent's token, the live record's deck and the opponent's han
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.tournaments.sandboxing import need_bwrap
 from tournaments.config import parse_config
 from tournaments.runner import run_tournament
-from tournaments.sandbox import bwrap_problem
 
 HOSTILE = Path(__file__).with_name("hostile_bot.py")
 
-
-def _need_bwrap() -> None:
-    problem = bwrap_problem()
-    if problem is not None:
-        if os.environ.get("RUMMY_REQUIRE_SANDBOX"):
-            pytest.fail(f"RUMMY_REQUIRE_SANDBOX=1 but {problem}")
-        pytest.skip(problem)
 
 
 def _tournament(tmp_path: Path, sandbox: str) -> tuple[dict[str, Any], Path]:
@@ -50,7 +40,7 @@ def _tournament(tmp_path: Path, sandbox: str) -> tuple[dict[str, Any], Path]:
 
 
 def test_a_sandboxed_hostile_bot_learns_nothing_about_another_seat(tmp_path: Path) -> None:
-    _need_bwrap()
+    need_bwrap()
     f, repo = _tournament(tmp_path, "bwrap")
     assert f["referee"] == "unix:/run/rummy/referee.sock"
     assert f["processes"] == {}, "it saw processes outside its sandbox"

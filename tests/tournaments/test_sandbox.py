@@ -11,19 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.sandboxing import need_bwrap
 from tournaments.botproc import BotProcess, Isolation
 from tournaments.config import BotSpec, ConfigError, parse_config
-from tournaments.sandbox import Cgroups, Limits, Sandbox, bwrap_path, bwrap_problem, modes
+from tournaments.sandbox import Cgroups, Limits, Sandbox, bwrap_path, modes
 
 PY = sys.executable
 
-
-def _need_bwrap() -> None:
-    problem = bwrap_problem()
-    if problem is not None:
-        if os.environ.get("RUMMY_REQUIRE_SANDBOX"):
-            pytest.fail(f"RUMMY_REQUIRE_SANDBOX=1 but {problem}")
-        pytest.skip(problem)
 
 
 def _sandbox(tmp_path: Path, limits: Limits | None = None, hidden: tuple[Path, ...] = ()) -> Sandbox:
@@ -55,7 +49,7 @@ def test_no_token_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_the_bwrap_command_line_holds_no_secret_and_hides_the_output(tmp_path: Path) -> None:
-    _need_bwrap()
+    need_bwrap()
     (tmp_path / "bot").mkdir()
     (tmp_path / "bot" / "out").mkdir()
     sb = _sandbox(tmp_path, hidden=(tmp_path / "bot" / "out",))
@@ -70,7 +64,7 @@ def test_the_bwrap_command_line_holds_no_secret_and_hides_the_output(tmp_path: P
 def test_what_a_sandboxed_bot_sees(tmp_path: Path) -> None:
     """Its own processes only, no network, its folder writable and nothing else, the hidden folder empty, no
     capability (so it cannot unmount what hides the output)."""
-    _need_bwrap()
+    need_bwrap()
     import subprocess
 
     (tmp_path / "bot" / "out").mkdir(parents=True)
@@ -104,7 +98,7 @@ def test_what_a_sandboxed_bot_sees(tmp_path: Path) -> None:
 
 
 def test_a_fork_bomb_is_bounded_by_the_process_limit(tmp_path: Path) -> None:
-    _need_bwrap()
+    need_bwrap()
     if "pids" not in Cgroups().kinds:
         pytest.skip("no writable pids cgroup here")
     bomb = ("import os, time\nn = 0\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError as e:\n"
@@ -116,14 +110,14 @@ def test_a_fork_bomb_is_bounded_by_the_process_limit(tmp_path: Path) -> None:
 
 
 def test_a_memory_hog_is_killed(tmp_path: Path) -> None:
-    _need_bwrap()
+    need_bwrap()
     hog = "x = []\nwhile True:\n    x.append(bytearray(16 * 1024 * 1024))\n"
     proc, log = asyncio.run(_run_bot(tmp_path, hog, Limits(memory_mb=128)))
     assert proc.exits and proc.exits[0] not in (0, None), log  # SIGKILL (cgroup OOM) or MemoryError (RLIMIT_DATA)
 
 
 def test_a_spinning_bot_is_stopped_at_its_cpu_time(tmp_path: Path) -> None:
-    _need_bwrap()
+    need_bwrap()
     started = time.monotonic()
     proc, log = asyncio.run(_run_bot(tmp_path, "while True:\n    pass\n", Limits(cpu_time_s=1, cpu_cores=0)))
     assert proc.exits and proc.exits[0] in (-9, -24, 137, 152), log  # SIGXCPU, then SIGKILL
@@ -166,7 +160,7 @@ def test_modes_say_why_a_bot_is_unsandboxed(tmp_path: Path, monkeypatch: pytest.
 
 def test_a_tournament_goes_on_past_a_bot_that_allocates_without_end(tmp_path: Path) -> None:
     """The hog is killed at its memory limit (and again after each restart) and forfeits; every game is played."""
-    _need_bwrap()
+    need_bwrap()
     from tournaments.runner import run_tournament
 
     (tmp_path / "hog").mkdir()
