@@ -106,6 +106,11 @@ class Connection:
         else:
             self._hold = asyncio.get_running_loop().call_at(due, self._hold_over)
 
+    def flush(self) -> None:
+        """Write what waits now, without waiting out a batching client's hold."""
+        if self._waiting:
+            self._wake()
+
     def drop(self, code: str, message: str) -> None:
         """Close the connection for something it did; the stream then ends with ``code`` (``RESOURCE_EXHAUSTED``)."""
         if not self.closed:
@@ -388,6 +393,7 @@ class MatchSession:
                 stop = min(len(s.log), sent + RESEND_SLICE)
                 self._resend(seat, conn, sent, stop)
                 sent = s.resent = stop
+                conn.flush()
                 while conn.waiting() > 0 and not conn.closed:
                     await asyncio.sleep(0.002)
             if not conn.closed:

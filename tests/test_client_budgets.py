@@ -48,7 +48,8 @@ class Stream:
     async def _read(self) -> None:
         try:
             async for msg in self.call:
-                self.inbox.put_nowait(msg)
+                for one in (msg.batch.messages if msg.WhichOneof("body") == "batch" else [msg]):
+                    self.inbox.put_nowait(one)
             self.inbox.put_nowait(None)
         except grpc.aio.AioRpcError as exc:
             self.inbox.put_nowait(exc)
@@ -267,9 +268,10 @@ def _turn_ender(d: pb.DecisionRequest) -> pb.Action:
     return next((a for a in d.legal_actions if a.WhichOneof("kind") == "discard"), d.legal_actions[0])
 
 
-def test_a_rejoin_from_the_start_gets_a_long_backlog_in_order_then_its_request() -> None:
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_rejoin_from_the_start_gets_a_long_backlog_in_order_then_its_request(batch: bool) -> None:
     """More events than one slice (``RESEND_SLICE``): all come, seq 1, 2, 3... with no gap or repeat, and the open
-    request after them."""
+    request after them; to a batching client too, each slice at once (not held for company)."""
     async def go() -> None:
         async with _referee(admin=False, time_control=TimeControl(per_move_ms=5000, connect_ms=5000,
                                                                   grace_ms=5000)) as (_ref, stub):
@@ -298,7 +300,7 @@ def test_a_rejoin_from_the_start_gets_a_long_backlog_in_order_then_its_request()
             await asyncio.gather(*players)
             seats[0].close()
             again = Stream(stub, pb.Join(seat=pb.SeatCredential(match_id=mid, token=created.seat_tokens[0]),
-                                         resume=[pb.ResumePoint(match_id=mid, last_seq=0)]))
+                                         resume=[pb.ResumePoint(match_id=mid, last_seq=0)], batch=batch))
             seated = (await again.next("seated")).seated
             assert seated.last_seq > 700
             seqs: list[int] = []
