@@ -299,6 +299,20 @@ def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _node_packages(argv: Sequence[str], cwd: Path) -> set[Path]:
+    """The Node packages the command's scripts belong to (the nearest folder above each ``.js`` file with a
+    ``package.json``): a script needs its package (``node_modules``, its SDK), even when the bot's folder is inside it."""
+    out: set[Path] = set()
+    for arg in argv[1:]:
+        if not arg.endswith((".js", ".mjs", ".cjs")):
+            continue
+        script = Path(os.path.realpath(arg if os.path.isabs(arg) else cwd / arg))
+        folder = next((f for f in script.parents if (f / "package.json").is_file()), None)
+        if folder is not None and script.is_file():
+            out.add(folder)
+    return out
+
+
 def _program_binds(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list[Path]:
     """The bot's program and the files its command names, when they live outside its folder."""
     out: list[Path] = []
@@ -352,9 +366,10 @@ class Sandbox:
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", SOCKET_DIR_IN_SANDBOX]
         system = [Path(d) for d in _SYSTEM if os.path.isdir(d) and not os.path.islink(d)]
         bound: list[Path] = list(system)
-        extra = [*self.python, *self.binds, *_program_binds(command, cwd, env)]
+        packages = _node_packages(command, cwd)
+        extra = [*self.python, *self.binds, *_program_binds(command, cwd, env), *packages]
         for p in sorted({Path(os.path.abspath(x)) for x in extra}, key=lambda x: len(x.parts)):
-            if any(_under(p, b) for b in bound) or _under(cwd, p) and p != cwd:
+            if any(_under(p, b) for b in bound) or _under(cwd, p) and p != cwd and p not in packages:
                 continue  # already visible, or a parent of the bot's folder (which would show its siblings)
             if _under(p, cwd):
                 continue

@@ -61,6 +61,21 @@ def test_the_bwrap_command_line_holds_no_secret_and_hides_the_output(tmp_path: P
     assert "--share-net" in argv  # no socket: a TCP referee needs the network
 
 
+def test_a_node_script_gets_its_package_even_when_the_bot_starts_inside_it(tmp_path: Path) -> None:
+    """``node ../dist/examples/bot.js`` run from the package's ``examples/``: the package (its ``node_modules``,
+    the compiled SDK, the .proto files) is bound read-only, the bot's own folder writable on top of it."""
+    need_bwrap()
+    package = tmp_path / "node-sdk"
+    (package / "dist" / "examples").mkdir(parents=True)
+    (package / "examples").mkdir()
+    (package / "package.json").write_text("{}")
+    (package / "dist" / "examples" / "bot.js").write_text("")
+    argv = _sandbox(tmp_path).argv(["node", "../dist/examples/bot.js"], package / "examples", {})
+    ro = argv.index("--ro-bind", argv.index(str(package)) - 1)
+    assert argv[ro:ro + 3] == ["--ro-bind", str(package), str(package)]
+    assert argv.index(str(package / "examples")) > ro  # its own folder, bound (writable) after the package
+
+
 def test_what_a_sandboxed_bot_sees(tmp_path: Path) -> None:
     """Its own processes only, no network, its folder writable and nothing else, the hidden folder empty, no
     capability (so it cannot unmount what hides the output)."""

@@ -1,17 +1,24 @@
 /**
- * The wire contract, loaded at run time from protos/ at the repository root with @grpc/proto-loader; the
+ * The wire contract, loaded at run time from its .proto files with @grpc/proto-loader (PROTO_DIR); the
  * TypeScript types come from the same file via proto-loader-gen-types (src/generated, made by `npm run build`).
  * Loader options and generator flags must agree: keepCase (field names as in the proto), longs as strings
  * (uint64 request ids round-trip exactly), enums as numbers, defaults, arrays and oneof names (`body`, `kind`).
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import type { ProtoGrpcType } from "./generated/referee";
 import type { RefereeClient } from "./generated/rummy/referee/v1/Referee";
 
-/** protos/ of the repository: this file runs from clients/node/dist/src. */
-export const PROTO_DIR = path.resolve(__dirname, "..", "..", "..", "..", "protos");
+/**
+ * The wire contract's folder: the copy the build puts beside the compiled SDK (dist/protos), so the package needs
+ * nothing outside itself (a sandboxed bot sees only its package), else protos/ of the repository (this file runs
+ * from clients/node/dist/src).
+ */
+export const PROTO_DIR = [path.resolve(__dirname, "..", "protos"), path.resolve(__dirname, "..", "..", "..", "..", "protos")]
+  .find((dir) => fs.existsSync(path.join(dir, "rummy", "referee", "v1", "referee.proto")))
+  ?? path.resolve(__dirname, "..", "..", "..", "..", "protos");
 export const PROTO_FILE = "rummy/referee/v1/referee.proto";
 
 export const LOADER_OPTIONS: protoLoader.Options = {
