@@ -92,6 +92,8 @@ class Tuning:
     waiting_jobs: int = 16  # jobs queued beyond those running; more: 503 VIEWER_BUSY
     cached_bytes: int = 32 * 2**20  # encoded pages kept (LRU)
     sndbuf: int = 256 * 1024  # a connection's kernel send buffer: a reader that stops is seen soon, memory bounded
+    refuse_delay_s: float = 1.0  # a connection past the limits waits this long for its 503
+    refusing: int = 256  # refused connections held so at once; more are closed at once, unanswered
 
 
 @dataclass
@@ -515,6 +517,28 @@ class _Connections:
         self.limits, self.tuning, self.stats = limits, tuning, stats
         self.open = 0
         self.by_addr: Counter[str] = Counter()
+        self.refusing = 0  # refused connections held before their 503 (``refuse``)
+
+    def refuse(self, transport: asyncio.Transport, reason: str, message: str) -> None:
+        """A 503 with its reason, after ``refuse_delay_s``: a client looping on refusals is slowed to one a delay
+        instead of one per round trip, which would cost the loop that runs every match an accept, a write and a close
+        each time. At most ``refusing`` are held so; past that the connection is closed at once, with no answer."""
+        self.stats.refused_connections += 1
+        if self.refusing >= self.tuning.refusing:
+            transport.abort()
+            return
+        body = orjson.dumps({"error": message, "reason": reason})
+        answer = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close"
+                  b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        self.refusing += 1
+
+        def answer_and_close() -> None:
+            self.refusing -= 1
+            if not transport.is_closing():
+                transport.write(answer)
+                transport.close()
+
+        asyncio.get_running_loop().call_later(self.tuning.refuse_delay_s, answer_and_close)
 
     def protocol(self, make: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         return lambda: _Guarded(self, make)
@@ -541,11 +565,7 @@ class _Guarded(asyncio.Protocol):
             ("LIMIT_CLIENT_CONNECTIONS", f"this address has {lim.viewer_client_connections} connections open") \
             if c.by_addr[self.addr] >= lim.viewer_client_connections else None
         if refused is not None:
-            c.stats.refused_connections += 1
-            body = orjson.dumps({"error": refused[1], "reason": refused[0]})
-            transport.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close"
-                            b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-            transport.close()
+            c.refuse(transport, *refused)
             return
         c.open += 1
         c.by_addr[self.addr] += 1

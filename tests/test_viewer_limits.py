@@ -10,6 +10,7 @@ malformed input is a 400 with a reason; and nothing a running match hides is ser
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import json
 import random
@@ -512,6 +513,23 @@ def test_connections_past_the_limit_are_refused_and_counted_back(tmp_path, serve
     data = read_until(connect(v2.port), lambda d: False, 2)
     assert data.startswith(b"HTTP/1.1 503") and b"LIMIT_CONNECTIONS" in data
     for s in held:
+        s.close()
+
+
+def test_a_client_looping_on_refusals_waits_for_each_and_a_crowd_of_them_is_cut_off(tmp_path, serve):
+    """A refused connection's 503 comes after ``refuse_delay_s`` (a client looping on refusals costs the loop one
+    accept a delay, not one per round trip); past ``refusing`` held at once, more are closed unanswered."""
+    tuning = dataclasses.replace(FAST, refuse_delay_s=0.5, refusing=2)
+    v = serve(tmp_path, limits=ServerLimits(viewer_max_connections=1, viewer_client_connections=1), tuning=tuning)
+    held = connect(v.port)
+    time.sleep(0.1)
+    started = time.monotonic()
+    refused = [connect(v.port) for _ in range(4)]
+    answers = [read_until(s, lambda d: False, 3) for s in refused]
+    assert time.monotonic() - started >= 0.45
+    assert sum(a.startswith(b"HTTP/1.1 503") for a in answers) == 2, answers
+    assert answers.count(b"") == 2  # cut off, unanswered
+    for s in [held, *refused]:
         s.close()
 
 
