@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SeatFaults", "BotRun", "BotFaults", "tally", "plural"]
+__all__ = ["SeatFaults", "BotRun", "BotFaults", "plural"]
 
 
 @dataclass(frozen=True)
@@ -134,20 +134,3 @@ class BotFaults:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
-
-
-def tally(games: Iterable[tuple[tuple[str, ...], Iterable[SeatFaults]]], runs: Iterable[BotRun] = (),
-          bots: Iterable[str] = ()) -> dict[str, BotFaults]:
-    """Each bot's faults over ``games`` (the bot on each seat, the seats' faults) and ``runs``; ``bots`` are
-    listed even with no game recorded."""
-    out: dict[str, BotFaults] = {b: BotFaults(b) for b in bots}
-    for seats, faults in games:
-        by_seat = {f.seat: f for f in faults}
-        if not by_seat:
-            continue
-        for bot in dict.fromkeys(seats):
-            mine = [by_seat[i] for i, b in enumerate(seats) if b == bot and i in by_seat]
-            out.setdefault(bot, BotFaults(bot)).add_game(mine)
-    for run in runs:
-        out.setdefault(run.bot, BotFaults(run.bot)).add_run(run)
-    return out

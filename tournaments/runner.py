@@ -396,6 +396,10 @@ async def play_games(
             consecutive = 0
             backoff.reset()
             duration = time.monotonic() - started
+            if (kept := _seats_faults(out.faults, len(game.seats))) != out.faults:
+                if log is not None:
+                    log.warning("faults_dropped", key=game.key, reason="the referee gave faults for seats the game has not")
+                out = dataclasses.replace(out, faults=kept)
             try:
                 store.record(
                     game,
@@ -455,6 +459,13 @@ async def play_games(
     stats.budget_reached = drain.is_set() and not stop.is_set() and bool(queue)
     stats.elapsed_s = time.monotonic() - t0
     return stats
+
+
+def _seats_faults(faults: tuple[SeatFaults, ...], seats: int) -> tuple[SeatFaults, ...]:
+    """The faults of the game's seats, one per seat (a referee of another version could give others)."""
+    by_seat = {f.seat: f for f in faults if 0 <= f.seat < seats}
+    kept = tuple(by_seat[s] for s in sorted(by_seat))
+    return faults if kept == faults else kept
 
 
 def _count_faults(stats: RunStats, game: Game, out: MatchOutcome) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournaments.faults import BotFaults, BotRun, SeatFaults, tally
+from tournaments.faults import BotFaults, BotRun, SeatFaults
 from tournaments.ratings import Result
 from tournaments.schedule import Game
 
@@ -328,10 +328,26 @@ class Store:
                     " ORDER BY run, bot, process")]
 
     def faults(self, bots: Iterable[str] = ()) -> dict[str, BotFaults]:
-        """Each bot's faults over every game and run kept (``bots`` are listed even with none)."""
-        by_key = self.seat_faults()
-        games = [(row.seats, by_key.get(row.key, [])) for row in self.rows()]
-        return tally(games, self.bot_runs(), bots)
+        """Each bot's faults over every game and run kept (``bots`` are listed even with none). Summed by SQLite:
+        a hundred thousand games are not read into Python for it."""
+        out: dict[str, BotFaults] = {b: BotFaults(b) for b in bots}
+        if self._has("seat_faults"):
+            faulty = "refused + timed_out + disconnects > 0"
+            for bot, games, bad, asked, timed_out, disconnects in self.db.execute(
+                    f"SELECT bot, COUNT(DISTINCT key), COUNT(DISTINCT CASE WHEN {faulty} THEN key END), SUM(asked),"
+                    " SUM(timed_out), SUM(disconnects) FROM seat_faults GROUP BY bot"):
+                f = out.setdefault(bot, BotFaults(bot))
+                f.games, f.faulty_games, f.asked = int(games), int(bad), int(asked)
+                f.timed_out, f.disconnects = int(timed_out), int(disconnects)
+            for bot, code, n in self.db.execute("SELECT f.bot, j.key, SUM(j.value) FROM seat_faults f,"
+                                                " json_each(f.refused_codes) j WHERE f.refused > 0 GROUP BY f.bot, j.key"):
+                out[bot].rejected[str(code)] += int(n)
+            for bot, path in self.db.execute(f"SELECT bot, log_path FROM seat_faults WHERE {faulty} AND log_path != ''"
+                                             " GROUP BY bot, log_path ORDER BY MIN(rowid)"):
+                out[bot].logs.append(path)
+        for run in self.bot_runs():
+            out.setdefault(run.bot, BotFaults(run.bot)).add_run(run)
+        return out
 
     def record_failure(self, key: str, error: str) -> None:
         self.db.execute("INSERT INTO failures (key, error, at) VALUES (?, ?, ?)", (key, error[:4000], time.time()))

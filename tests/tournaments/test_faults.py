@@ -162,6 +162,25 @@ def test_faults_are_stored_with_each_game_and_named_at_the_end_of_the_run(tmp_pa
     assert run.played == 12 and run.time_control["connect_ms"] == config.time_control.connect_ms and run.wall_s > 0
 
 
+class StrayReferee(FakeReferee):
+    """Faults for a seat the game has not, and seat 1 twice (a referee of another version, or a broken one)."""
+
+    async def __call__(self, req: MatchRequest) -> MatchOutcome:
+        out = await super().__call__(req)
+        return dataclasses.replace(out, faults=(SeatFaults(7, {"X": 1}), SeatFaults(1, {"Y": 1}), SeatFaults(1, {"Y": 2}),
+                                                SeatFaults(0, {}, 1)))
+
+
+def test_faults_for_seats_a_game_has_not_are_dropped_not_a_crash(tmp_path: Path) -> None:
+    config = fake_config(tmp_path / "out", games_per_pairing=1)
+    stats = run_tournament(config, backend=static_backend(StrayReferee()), handle_signals=False)
+    assert stats.played == 6 and stats.missing == 0
+    with Store(config.output / DB_NAME) as store:
+        kept = store.seat_faults()
+    assert len(kept) == 6 and all(fs == [SeatFaults(0, {}, 1), SeatFaults(1, {"Y": 2})] for fs in kept.values())
+    assert "faults_dropped" in (config.output / "tournament.log").read_text()
+
+
 def test_a_game_and_its_faults_are_one_transaction(tmp_path: Path) -> None:
     game = Game("a+b|d0|r0", ("a", "b"), 0, "s", 0, ("a", "b"))
     with Store(tmp_path / DB_NAME) as store:
