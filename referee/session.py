@@ -206,12 +206,22 @@ class Watcher:
 
 @dataclass
 class SeatStats:
-    """How a seat answered, per phase name: what the conformance check (``referee check-bot``) reports."""
+    """How a seat answered, per phase name: what the conformance check (``referee check-bot``) reports, and what
+    the match's result gives as the seat's faults (``MatchResult.faults``)."""
 
     asked: Counter[str] = field(default_factory=Counter)
     accepted: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)  # by "PHASE/CODE"
     timed_out: Counter[str] = field(default_factory=Counter)
+    disconnects: int = 0  # times its stream went while the match was on
+
+    def faults(self, seat: int) -> pb.SeatFaults:
+        """The seat's faults for the result: refusals by reason code (over all phases), moves made for it."""
+        rejected: Counter[str] = Counter()
+        for key, n in self.rejected.items():
+            rejected[key.rpartition("/")[2]] += n
+        return pb.SeatFaults(seat=seat, rejected=dict(rejected), timed_out=sum(self.timed_out.values()),
+                             disconnects=self.disconnects, asked=sum(self.asked.values()))
 
 
 @dataclass
@@ -411,6 +421,8 @@ class MatchSession:
                     s.resending.cancel()
                     s.resending = None
                 s.dropped_at = time.monotonic()
+                if not self.done.is_set():
+                    s.stats.disconnects += 1
                 s.attached.clear()
                 s.inbox.put_nowait(None)
                 self.log.warning("seat_disconnected", seat=seat)
@@ -721,7 +733,8 @@ class MatchSession:
         result = pb.MatchResult(match_id=self.match_id, status=status, variant=m.variant.name,  # type: ignore[arg-type]
                                 totals=list(m.game.totals), seat_names=[s.name for s in self.seats],
                                 forfeited=list(m.forfeited), seed=m.config.seed,
-                                record_path=str(self.writer.path) if self.writer else "")
+                                record_path=str(self.writer.path) if self.writer else "",
+                                faults=[s.stats.faults(seat) for seat, s in enumerate(self.seats)])
         for i, h in enumerate(m.game.history):
             result.hands.append(codec.hand_result_to_pb(h, self.match_id, i + 1, []))
         if out is not None:

@@ -11,7 +11,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-__all__ = ["main", "finish_report", "write_html"]
+from tournaments.faults import BotFaults
+
+__all__ = ["main", "finish_report", "write_html", "print_faults"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,6 +110,17 @@ def print_history(db_or_dir: Path, console: Console) -> None:
     console.print(table)
 
 
+def print_faults(faulty: Sequence[BotFaults], output: Path, err: Console) -> None:
+    """Each bot with a fault in this run, one line each: its refusals by reason code, the moves the referee made
+    for it, its disconnects and restarts, and its log; then where the referee's reasons are."""
+    for f in faulty:
+        err.print(f"[yellow]faults:[/] {escape(f.describe())}", markup=True, highlight=False, soft_wrap=True)
+    referee_log = output / "referee.log"
+    if faulty and referee_log.is_file():
+        err.print(f"each refusal's reason and each missed deadline: {escape(str(referee_log))} (events action_rejected, "
+                  "deadline_missed, seat_disconnected)", highlight=False, soft_wrap=True)
+
+
 def _rating_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--anchor", metavar="BOT", help="hold this bot at --anchor-rating (default: the mean rating is 0)")
     p.add_argument("--anchor-rating", type=float, default=None)
@@ -116,11 +129,12 @@ def _rating_args(p: argparse.ArgumentParser) -> None:
 
 def finish_report(db_or_dir: Path, console: Console, anchor: str | None = None, anchor_rating: float = 1500.0,
                   average: float = 0.0, bootstrap: int = 0, out: Path | None = None, title: str = "Ratings") -> None:
-    from tournaments.report import load_ratings, print_report, write_reports
+    from tournaments.report import load_faults, load_ratings, print_report, write_reports
 
     rt, db = load_ratings(db_or_dir, anchor, anchor_rating, average, bootstrap)
-    print_report(rt, console, title=f"{title} ({rt.matches} games)")
-    paths = write_reports(rt, out or db.parent)
+    faults = load_faults(db, rt.names)
+    print_report(rt, console, title=f"{title} ({rt.matches} games)", faults=faults)
+    paths = write_reports(rt, out or db.parent, faults=faults)
     console.print("written: " + ", ".join(str(p) for p in paths))
 
 
@@ -226,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     troubles += [s for s in silent_bots(config.output) if s.bot not in dead]
     for trouble in troubles:
         err.print(f"[yellow]warning:[/] {escape(describe(trouble))}", markup=True, highlight=False, soft_wrap=True)
+    print_faults(stats.faulty(), config.output, err)
     if stats.stop_reason:
         err.print(f"[red]stopped:[/] {escape(stats.stop_reason)}")
     try:

@@ -5,7 +5,9 @@ The page stands alone: no script, no asset from elsewhere (the charts are inline
 with its error bars drawn, the crosstable, the games per pairing, and ratings over time as the games came in:
 from the rating runs the database keeps (``Store.rating_history``: a ladder keeps one per bot added) when there
 are at least two, else fitted again on growing prefixes of the games in the order they finished (the same
-maximum-likelihood fit as ``tournament ratings``).
+maximum-likelihood fit as ``tournament ratings``). Above them, what was played: the variant, its options, the
+time control and the wall time of the runs; below the ratings, each bot's faults (``tournaments.faults``): a
+rating earned while the referee refused half a bot's answers or played its moves for it says so on the page.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tournaments.faults import BotFaults
 from tournaments.ratings import RatingTable, Result, fit_elo, rate
-from tournaments.store import GameRow, Store, find_db
+from tournaments.store import GameRow, RunRow, Store, find_db
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -59,7 +62,16 @@ class ReportData:
     history_source: str  # "stored" or "refitted"
     pairings: list[PairingCount]
     forfeits: int
-    seconds: float  # time spent in games
+    seconds: float  # time spent in games (more than the wall time when games ran at once)
+    faults: dict[str, BotFaults] = field(default_factory=dict)  # per bot, over every game and run
+    options: dict[str, str] = field(default_factory=dict)
+    time_control: dict[str, int] = field(default_factory=dict)  # the last run's (or the fingerprint's) time control
+    runs: list[RunRow] = field(default_factory=list)  # the runs that played games (none kept by older databases)
+
+    @property
+    def wall_s(self) -> float | None:
+        """The wall time of every run, or None when the database kept none."""
+        return sum(r.wall_s for r in self.runs) if self.runs else None
 
 
 def load_report_data(db_or_dir: str | Path, anchor: str | None = None, anchor_rating: float = 1500.0,
@@ -70,14 +82,23 @@ def load_report_data(db_or_dir: str | Path, anchor: str | None = None, anchor_ra
         rows = list(store.rows())
         bots = store.meta("bots") or {}
         stored = stored_history(store)
+        fingerprint = store.meta("fingerprint") or {}
+        runs = store.runs()
+        faults = store.faults({b for r in rows for b in r.seats})
     if not rows:
         raise ValueError(f"{db} has no finished games yet")
     results = [r.result() for r in rows]
     names = [b for b in bots if any(b in r.seats for r in results)] or None
     table = rate(results, anchor, anchor_rating, average, bootstrap=bootstrap, names=names)
     history = stored or rating_history(results, anchor, anchor_rating, average)
+    if runs:
+        time_control = dict(runs[-1].time_control)
+    else:  # a database from before runs were kept: what its fingerprint says
+        per_move, bank = (list(fingerprint.get("time_control") or []) + [0, 0])[:2]
+        time_control = {"per_move_ms": int(per_move), "bank_ms": int(bank)}
     return ReportData(db, rows[0].variant, table, history, "stored" if stored else "refitted", pairing_counts(rows),
-                      sum(len(r.forfeited) for r in rows), sum(r.duration_s for r in rows))
+                      sum(len(r.forfeited) for r in rows), sum(r.duration_s for r in rows), faults,
+                      {str(k): str(v) for k, v in (fingerprint.get("options") or {}).items()}, time_control, runs)
 
 
 def rating_history(results: Sequence[Result], anchor: str | None = None, anchor_rating: float = 1500.0,
@@ -240,6 +261,77 @@ def _cross_rows(t: RatingTable) -> str:
     return "\n".join(rows)
 
 
+def _duration(seconds: float) -> str:
+    """19 s, 3 min 5 s, 2 h 4 min: not "0.3 minutes"."""
+    s = round(seconds)
+    if s < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+_TIME_FIELDS = (("per_move_ms", "per move"), ("bank_ms", "bank"), ("grace_ms", "grace after a disconnect"),
+                ("connect_ms", "to join"))
+_DEFAULT_WHEN_ZERO = {"per_move_ms", "grace_ms", "connect_ms"}  # 0 there: the referee's own default
+
+
+def _time_control(tc: dict[str, int]) -> str:
+    parts = []
+    for key, label in _TIME_FIELDS:
+        if key not in tc:
+            continue
+        ms = int(tc[key])
+        if ms == 0 and key == "bank_ms":
+            continue
+        value = "the referee's default" if ms == 0 and key in _DEFAULT_WHEN_ZERO else f"{ms:,} ms"
+        parts.append(f"{label} {value}")
+    return ", ".join(parts) or "the referee's defaults"
+
+
+def _setting_rows(data: ReportData) -> str:
+    """What was played: variant, options, time control, wall time."""
+    options = ", ".join(f"<code>{_e(k)} = {_e(v)}</code>" for k, v in sorted(data.options.items())) or "the variant's defaults"
+    if data.wall_s is not None:
+        n = len(data.runs)
+        wall = f"{_duration(data.wall_s)} over {n} run{'s' * (n != 1)}"
+        if data.seconds > data.wall_s * 1.05:
+            wall += f" ({_duration(data.seconds)} of games, several at once)"
+    else:
+        wall = f"not kept by this database ({_duration(data.seconds)} of games)"
+    rows = [("variant", f"<code>{_e(data.variant)}</code>"), ("options", options),
+            ("time control", _e(_time_control(data.time_control))), ("wall time", _e(wall))]
+    return "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+
+
+def _fault_rows(data: ReportData) -> str:
+    """One row per bot that played, most faults first."""
+    def weight(f: BotFaults) -> tuple[int, str]:
+        return (-(f.refused + f.timed_out + f.disconnects + f.restarts), f.bot)
+
+    rows = []
+    for f in sorted(data.faults.values(), key=weight):
+        codes = ", ".join(f"<code>{_e(c)}</code> {n}" for c, n in sorted(f.rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+        logs = "<br>".join(f"<code>{_e(p)}</code>" for p in f.logs)
+        cls = ' class="fault"' if f.any else ""
+        rows.append(f"<tr{cls}><th>{_e(f.bot)}</th><td>{f.faulty_games} of {f.games}</td><td>{f.asked}</td>"
+                    f"<td>{f.refused}</td><td class=\"codes\">{codes}</td><td>{f.timed_out}</td><td>{f.disconnects}</td>"
+                    f"<td>{f.restarts}</td><td class=\"logs\">{logs}</td></tr>")
+    return "\n".join(rows)
+
+
+def _fault_summary(data: ReportData) -> str:
+    bad = [f for f in data.faults.values() if f.any]
+    recorded = max((f.games for f in data.faults.values()), default=0)
+    older = ""
+    if any(f.games == 0 for f in data.faults.values()) or recorded == 0:
+        older = " Games stored before faults were kept (an older database) count in no row."
+    if not bad:
+        return f"No bot had an answer refused, a move made for it, a disconnect or a restart.{older}"
+    names = ", ".join(_e(f.bot) for f in sorted(bad, key=lambda f: f.bot))
+    return f"{len(bad)} bot{'s' * (len(bad) != 1)} with faults: {names}.{older}"
+
+
 def _pairing_rows(pairings: Sequence[PairingCount]) -> str:
     rows = []
     for p in pairings:
@@ -260,6 +352,8 @@ svg.bar .axis { stroke: #ccc; stroke-width: 1; } svg.bar .interval { stroke: #1f
 svg.bar .point { fill: #c3132b; }
 .chart svg { max-width: 100%; height: auto; }
 .notes { color: #555; font-size: 0.9em; }
+.setting th { padding-right: 1.5em; } .setting td { text-align: left; }
+.faults tr.fault th { color: #a4161a; } .faults td.codes, .faults td.logs { text-align: left; font-size: 0.9em; }
 """
 
 
@@ -274,8 +368,11 @@ def render_html(data: ReportData, chart_svg: str) -> str:
 <title>Tournament report: {_e(data.variant)}</title><style>{_STYLE}</style></head>
 <body>
 <h1>Tournament report: {_e(data.variant)}</h1>
-<p>{t.matches} games, {len(t.bots)} bots, {data.forfeits} forfeited seats, {data.seconds / 60:.1f} minutes of play;
-results from <code>{_e(data.db)}</code>; written {_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>
+<p>{t.matches} games, {len(t.bots)} bots, {data.forfeits} forfeited seats; results from <code>{_e(data.db)}</code>;
+written {_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>
+<table class="setting">
+{_setting_rows(data)}
+</table>
 
 <h2 id="ratings">Ratings</h2>
 <table class="ratings">
@@ -284,6 +381,19 @@ results from <code>{_e(data.db)}</code>; written {_e(time.strftime("%Y-%m-%d %H:
 {_rating_rows(t)}
 </table>
 <ul class="notes">{notes}<li>LOS↓: the likelihood that a bot is truly stronger than the next one down; score: pairwise points.</li></ul>
+
+<h2 id="faults">Faults</h2>
+<p>{_fault_summary(data)}</p>
+<table class="faults">
+<tr><th>bot</th><th>games with faults</th><th>decisions asked</th><th>answers refused</th><th>by reason code</th>
+<th title="moves the referee made for the bot: a missed deadline, or a flood of refused answers">moves timed out</th>
+<th>disconnects</th><th>process restarts</th><th>logs</th></tr>
+{_fault_rows(data)}
+</table>
+<p class="notes">Refused: answers the referee did not accept (each with a reason code, as the bot was told); timed out:
+moves the referee made for the bot because its deadline passed; restarts: of the bot's processes, by the runner,
+after they died. The referee's reason for each refusal is in its log (<code>referee.log</code> beside the database
+for an embedded referee).</p>
 
 <h2 id="over-time">Ratings over time</h2>
 <p class="notes">Ratings {how}; the bands are the 95% error bars.</p>

@@ -1,5 +1,7 @@
 """What people see: the live progress bar, the rating table and crosstable on the terminal (rich), and the
-same as files in the output folder (``ratings.csv``, ``ratings.json``, ``crosstable.csv``)."""
+same as files in the output folder (``ratings.csv``, ``ratings.json``, ``crosstable.csv``). Each bot's faults
+(``tournaments.faults``: refused answers, moves the referee made for it, disconnects, restarts) are a table of
+their own on the terminal, columns of ``ratings.csv``, and in full under ``faults`` in ``ratings.json``."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import csv
 import json
 import math
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +27,12 @@ from rich.progress import Progress as RichProgress
 from rich.table import Table
 from rich.text import Text
 
+from tournaments.faults import BotFaults
 from tournaments.ratings import RatingTable, rate
 from tournaments.schedule import Game
 from tournaments.store import Store, find_db
 
-__all__ = ["LiveProgress", "ratings_table", "cross_table", "write_reports", "print_report", "load_ratings"]
+__all__ = ["LiveProgress", "ratings_table", "cross_table", "faults_table", "write_reports", "print_report", "load_ratings", "load_faults"]
 
 
 class _Rate(ProgressColumn):
@@ -61,6 +65,8 @@ class LiveProgress:
         self.played = 0
         self.failed = 0
         self.forfeits = 0
+        self.refused = 0
+        self.timed_out = 0
         self.bar = RichProgress(
             TextColumn("[bold]{task.description}"),
             BarColumn(bar_width=24),
@@ -94,6 +100,9 @@ class LiveProgress:
         else:
             self.played += 1
             self.forfeits += len(outcome.forfeited)
+            for f in getattr(outcome, "faults", ()):
+                self.refused += f.refused
+                self.timed_out += f.timed_out
             self.bar.advance(self.task)
         self._show()
 
@@ -106,6 +115,10 @@ class LiveProgress:
         notes = [self.status] if self.status else []
         if self.forfeits:
             notes.append(f"{self.forfeits} forfeited seats")
+        if self.refused:
+            notes.append(f"[yellow]{self.refused} refused answers")
+        if self.timed_out:
+            notes.append(f"[yellow]{self.timed_out} timed-out moves")
         if self.failed:
             notes.append(f"[red]{self.failed} failed matches")
         self.bar.update(self.task, note=", ".join(notes))
@@ -146,6 +159,28 @@ def ratings_table(rt: RatingTable, title: str = "Ratings") -> Table:
     return t
 
 
+def faults_table(faults: Mapping[str, BotFaults]) -> Table | None:
+    """The bots with faults, most first, and what they were; None when no bot had any."""
+    bad = sorted((f for f in faults.values() if f.any),
+                 key=lambda f: (-(f.refused + f.timed_out + f.disconnects + f.restarts), f.bot))
+    if not bad:
+        return None
+    t = Table(title="Faults (every game stored)", caption="games: with a fault, of those recorded; refused: answers the "
+              "referee refused; t/o: moves it made for the bot on a missed deadline; disc.: disconnects; restarts: of "
+              "the bot's processes",
+              caption_justify="left")
+    t.add_column("bot", no_wrap=True, min_width=max(len(f.bot) for f in bad))
+    for col in ("games", "refused", "t/o", "disc.", "restarts"):
+        t.add_column(col, justify="right")
+    lines = {f.bot: [f"{c} {n}" for c, n in sorted(f.rejected.items(), key=lambda kv: (-kv[1], kv[0]))] for f in bad}
+    t.add_column("by reason code", min_width=max((len(x) for ls in lines.values() for x in ls), default=8))
+    for f in bad:
+        codes = "\n".join(lines[f.bot])
+        t.add_row(Text(f.bot), f"{f.faulty_games}/{f.games}", str(f.refused), str(f.timed_out), str(f.disconnects),
+                  str(f.restarts), Text(codes))
+    return t
+
+
 def cross_table(rt: RatingTable) -> Table:
     t = Table(title="Crosstable (row's pairwise points against column / games)")
     t.add_column("")
@@ -162,15 +197,23 @@ def cross_table(rt: RatingTable) -> Table:
     return t
 
 
-def print_report(rt: RatingTable, console: Console | None = None, title: str = "Ratings") -> None:
+def print_report(rt: RatingTable, console: Console | None = None, title: str = "Ratings",
+                 faults: Mapping[str, BotFaults] | None = None) -> None:
+    """The rating table, the crosstable and, when a bot had any, its faults."""
     c = console or Console()
     c.print(ratings_table(rt, title))
     c.print(cross_table(rt))
+    if faults is not None and (ft := faults_table(faults)) is not None:
+        c.print(ft)
 
 
-def rating_rows(rt: RatingTable) -> list[dict[str, Any]]:
+def rating_rows(rt: RatingTable, faults: Mapping[str, BotFaults] | None = None) -> list[dict[str, Any]]:
+    """One row per bot, best first; with ``faults``, its fault totals as columns."""
     rows = []
     for i, b in enumerate(rt.bots, 1):
+        f = faults.get(b.name, BotFaults(b.name)) if faults is not None else None
+        more = {} if f is None else {"refused": f.refused, "timed_out": f.timed_out, "disconnects": f.disconnects,
+                                     "restarts": f.restarts}
         rows.append(
             {
                 "rank": i,
@@ -185,15 +228,18 @@ def rating_rows(rt: RatingTable) -> list[dict[str, Any]]:
                 "openskill_mu": round(b.openskill_mu, 3),
                 "openskill_sigma": round(b.openskill_sigma, 3),
                 "openskill_ordinal": round(b.openskill_ordinal, 3),
+                **more,
             }
         )
     return rows
 
 
-def write_reports(rt: RatingTable, out_dir: Path, extra: dict[str, Any] | None = None) -> list[Path]:
-    """``ratings.csv``, ``ratings.json`` and ``crosstable.csv`` in ``out_dir``."""
+def write_reports(rt: RatingTable, out_dir: Path, extra: dict[str, Any] | None = None,
+                  faults: Mapping[str, BotFaults] | None = None) -> list[Path]:
+    """``ratings.csv``, ``ratings.json`` and ``crosstable.csv`` in ``out_dir``; with ``faults``, each bot's
+    totals are columns of the ratings, and ``ratings.json`` has them in full (refusals by reason code, logs)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = rating_rows(rt)
+    rows = rating_rows(rt, faults)
     p_csv = out_dir / "ratings.csv"
     with p_csv.open("w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["rank", "bot"])
@@ -215,6 +261,7 @@ def write_reports(rt: RatingTable, out_dir: Path, extra: dict[str, Any] | None =
         "notes": rt.notes,
         "ratings": rows,
         "crosstable": {"bots": rt.names, "score": rt.cross_score.tolist(), "games": rt.cross_games.tolist()},
+        **({} if faults is None else {"faults": {b: faults.get(b, BotFaults(b)).to_json() for b in rt.names}}),
         **(extra or {}),
     }
     p_json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
@@ -233,3 +280,9 @@ def load_ratings(
     if not results:
         raise ValueError(f"{db} has no finished games yet")
     return rate(results, anchor, anchor_rating, average, bootstrap=bootstrap, names=[b for b in bots if any(b in r.seats for r in results)] or None), db
+
+
+def load_faults(db_or_dir: str | Path, bots: list[str] | None = None) -> dict[str, BotFaults]:
+    """Each bot's faults over every game and run of a results database (``Store.faults``)."""
+    with Store(find_db(db_or_dir), readonly=True) as store:
+        return store.faults(bots or [])

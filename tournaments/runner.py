@@ -7,7 +7,10 @@ async context manager factory yielding a ``MatchFn``: it owns what must live whi
 the gRPC channel).
 
 Faults: a bot that fails to start, crashes, stalls or sends garbage loses by the referee's rules (its seat is
-forfeited and the match still ends with a result); the runner only restarts dead bot processes. A match that
+forfeited and the match still ends with a result); the runner only restarts dead bot processes. What the
+referee counted of each seat's faults (refused answers by reason code, moves it made on a missed deadline,
+disconnects) comes with the match's result and is stored with the game; the restarts of each bot process are
+stored with the run (``tournaments.faults``). A match that
 fails outright (the referee unreachable, the match aborted, a timeout) is logged in the database's failures
 table, retried once at the end of the run, and otherwise left missing, so the next run plays it. Ctrl-C
 (SIGINT) or SIGTERM stops at once: finished games are committed, the ones in flight are dropped and replayed
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import random
 import secrets
 import signal
@@ -35,6 +39,7 @@ import structlog
 
 from tournaments.abtest import SprtTracker
 from tournaments.config import ConfigError, TimeControl, TournamentConfig
+from tournaments.faults import BotFaults, BotRun, SeatFaults
 from tournaments.schedule import Game, gauntlet, ladder, round_robin
 from tournaments.store import DB_NAME, Store
 
@@ -79,6 +84,7 @@ class MatchOutcome:
     forfeited: tuple[int, ...] = ()
     match_id: str = ""
     record_path: str = ""
+    faults: tuple[SeatFaults, ...] = ()  # per seat, as the referee counted them (none from an older referee)
 
 
 class MatchError(Exception):
@@ -257,6 +263,13 @@ class RunStats:
     stop_reason: str = ""
     elapsed_s: float = 0.0
     sprt: SprtTracker | None = None  # schedule "sprt": the test as it stands after this run
+    faults: dict[str, BotFaults] = field(default_factory=dict)  # this run's, per bot (every bot that played)
+    bot_runs: list[BotRun] = field(default_factory=list)  # this run's bot processes (persistent ones only)
+
+    def faulty(self) -> list[BotFaults]:
+        """The bots with any fault in this run, most faults first."""
+        bad = [f for f in self.faults.values() if f.any]
+        return sorted(bad, key=lambda f: (-(f.refused + f.timed_out + f.disconnects + f.restarts), f.bot))
 
     @property
     def missing(self) -> int:
@@ -306,7 +319,7 @@ async def play_games(
     database that cannot be written: what is stored stays. A referee that does not answer (``UNAVAILABLE``, say
     restarting) is not a failed match: its game is tried again after a backoff (``Backoff``), and the run stops
     only once it has not answered for ``unavailable_give_up_s`` (``referee_retry_s()``)."""
-    stats = RunStats()
+    stats = RunStats(faults={b: BotFaults(b) for g in games for b in g.seats})
     stop = stop or asyncio.Event()
     drain = drain or asyncio.Event()
     last_deal = -1
@@ -383,6 +396,10 @@ async def play_games(
             consecutive = 0
             backoff.reset()
             duration = time.monotonic() - started
+            if (kept := _seats_faults(out.faults, len(game.seats))) != out.faults:
+                if log is not None:
+                    log.warning("faults_dropped", key=game.key, reason="the referee gave faults for seats the game has not")
+                out = dataclasses.replace(out, faults=kept)
             try:
                 store.record(
                     game,
@@ -394,12 +411,14 @@ async def play_games(
                     record_path=out.record_path,
                     match_id=out.match_id,
                     variant=config.variant,
+                    faults=out.faults,
                 )
             except (sqlite3.Error, OSError) as exc:  # a full disk: what is stored stays, this game is played again
                 halt(f"cannot store the result of game {game.key} in {store.path}: {exc}. Results stored so far are "
                      "kept; free space and run again")
                 return
             stats.played += 1
+            _count_faults(stats, game, out)
             if log is not None:
                 log.info(
                     "game_finished",
@@ -411,6 +430,8 @@ async def play_games(
                     forfeited=list(out.forfeited),
                     duration_s=round(duration, 3),
                     match_id=out.match_id,
+                    faults=[{"seat": f.seat, "refused": dict(f.rejected), "timed_out": f.timed_out,
+                             "disconnects": f.disconnects} for f in out.faults if f.any],
                 )
             if progress is not None:
                 progress.finished(game, out, None)
@@ -438,6 +459,23 @@ async def play_games(
     stats.budget_reached = drain.is_set() and not stop.is_set() and bool(queue)
     stats.elapsed_s = time.monotonic() - t0
     return stats
+
+
+def _seats_faults(faults: tuple[SeatFaults, ...], seats: int) -> tuple[SeatFaults, ...]:
+    """The faults of the game's seats, one per seat (a referee of another version could give others)."""
+    by_seat = {f.seat: f for f in faults if 0 <= f.seat < seats}
+    kept = tuple(by_seat[s] for s in sorted(by_seat))
+    return faults if kept == faults else kept
+
+
+def _count_faults(stats: RunStats, game: Game, out: MatchOutcome) -> None:
+    """Add a stored game's faults to the run's, per bot."""
+    if not out.faults:
+        return
+    by_seat = {f.seat: f for f in out.faults}
+    for bot in dict.fromkeys(game.seats):
+        mine = [by_seat[i] for i, b in enumerate(game.seats) if b == bot and i in by_seat]
+        stats.faults.setdefault(bot, BotFaults(bot)).add_game(mine)
 
 
 # ------------------------------------------------------------------------------------------ gRPC backends
@@ -475,7 +513,14 @@ def _outcome(result: Any) -> MatchOutcome:
         forfeited=tuple(result.forfeited),
         match_id=result.match_id,
         record_path=result.record_path,
+        faults=tuple(SeatFaults.from_pb(f) for f in result.faults),
     )
+
+
+def _with_logs(out: MatchOutcome, logs: Sequence[str]) -> MatchOutcome:
+    """The outcome with each seat's faults naming the log of the bot process that held the seat."""
+    faults = tuple(dataclasses.replace(f, log_path=logs[f.seat]) if 0 <= f.seat < len(logs) else f for f in out.faults)
+    return dataclasses.replace(out, faults=faults)
 
 
 async def _rpc(what: str, call: Awaitable[Any]) -> Any:
@@ -563,7 +608,16 @@ class GrpcMatches:
             except asyncio.CancelledError:
                 await _abort_quietly(self.stub, created.match_id)
                 raise
-        return _outcome(result)
+        return _with_logs(_outcome(result), [str(p.log.path) for p in procs])
+
+    def bot_runs(self) -> list[BotRun]:
+        """Each bot process's starts and unasked-for exits so far (final once the pool has stopped)."""
+        out = []
+        for p in self.pool.all():
+            deaths = [c for c in p.exits if c is not None]
+            out.append(BotRun(p.spec.name, p.index, p.starts, len(deaths), len(p.exits) - len(deaths),
+                              deaths[-1] if deaths else None, str(p.log.path)))
+        return out
 
 
 class PerMatchProcesses:
@@ -583,7 +637,7 @@ class PerMatchProcesses:
             result = await _await_result(self.stub, created.match_id)
         finally:
             await self.oneshot.finish(procs)
-        return _outcome(result)
+        return _with_logs(_outcome(result), [str(self.oneshot.logs[bot].path) for bot in req.game.seats])
 
 
 def admin_token_from_env() -> str | None:
@@ -744,7 +798,8 @@ def run_tournament(
             backend = cluster_backend(config, cluster, p)
             concurrency = concurrency or cluster_threads(cluster)
             log.info("cluster", address=cluster, concurrency=concurrency)
-        stats = _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s)
+        stats = _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s,
+                     label)
         if stats.played:
             r = config.ratings
             continuing.keep_ratings(store, label, r.anchor, r.anchor_rating, r.average)
@@ -754,7 +809,7 @@ def run_tournament(
 def _run(
     config: TournamentConfig, p: Plan, store: Store, log: Any, cleanup: contextlib.ExitStack, referee: str | None,
     concurrency: int | None, backend: Backend | None, progress: Progress | None, handle_signals: bool,
-    time_budget_s: float | None,
+    time_budget_s: float | None, label: str = "run",
 ) -> RunStats:
     out = config.output
     store.claim(config.fingerprint())
@@ -813,12 +868,21 @@ def _run(
         else:
             socket, admin = None, None
         backend = grpc_backend(config, address, p, log, unix_socket=socket, admin_token=admin)
+    started_at, began = time.time(), time.monotonic()  # the run's wall time takes in starting and stopping the bots
     try:
         run = asyncio.run(_main(todo, backend, store, config, conc, progress, log, handle_signals, time_budget_s, on_result))
     finally:
         if embedded is not None:
             embedded.stop()
     stats.played, stats.failed, stats.interrupted = run.played, run.failed, run.interrupted
+    stats.faults, stats.bot_runs = run.faults, run.bot_runs
+    for r in run.bot_runs:
+        stats.faults.setdefault(r.bot, BotFaults(r.bot)).add_run(r)
+    try:
+        store.add_run(label, started_at, time.monotonic() - began, run.played, conc, dataclasses.asdict(config.time_control),
+                      run.stop_reason, run.bot_runs)
+    except (sqlite3.Error, OSError) as exc:  # a full disk: the games are stored; the run's own line is not
+        log.error("run_not_stored", error=str(exc))
     stats.stop_reason, stats.elapsed_s, stats.budget_reached = run.stop_reason, run.elapsed_s, run.budget_reached
     if stats.sprt is not None and stats.sprt.decided:  # the test stopped the run, not the clock
         stats.budget_reached = False
@@ -864,8 +928,12 @@ async def _main(
                 pass
     try:
         async with backend() as match_fn:
-            return await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, drain=drain,
-                                    progress=progress, log=log, on_result=on_result)
+            stats = await play_games(todo, match_fn, store, config, concurrency=concurrency, stop=stop, drain=drain,
+                                     progress=progress, log=log, on_result=on_result)
+        runs = getattr(match_fn, "bot_runs", None)  # read once the backend has stopped its bots: final counts
+        if callable(runs):
+            stats.bot_runs = list(runs())
+        return stats
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)

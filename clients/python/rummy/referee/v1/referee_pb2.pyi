@@ -649,7 +649,7 @@ class Placement(_message.Message):
     def __init__(self, seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class MatchResult(_message.Message):
-    __slots__ = ("match_id", "status", "variant", "ranking", "totals", "hands", "reason", "forfeited", "seed", "seat_names", "record_path")
+    __slots__ = ("match_id", "status", "variant", "ranking", "totals", "hands", "reason", "forfeited", "seed", "seat_names", "record_path", "faults")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -661,6 +661,7 @@ class MatchResult(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     RECORD_PATH_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     status: MatchStatus
     variant: str
@@ -672,7 +673,29 @@ class MatchResult(_message.Message):
     seed: str
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     record_path: str
-    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., variant: _Optional[str] = ..., ranking: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., totals: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., reason: _Optional[str] = ..., forfeited: _Optional[_Iterable[int]] = ..., seed: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., record_path: _Optional[str] = ...) -> None: ...
+    faults: _containers.RepeatedCompositeFieldContainer[SeatFaults]
+    def __init__(self, match_id: _Optional[str] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., variant: _Optional[str] = ..., ranking: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., totals: _Optional[_Iterable[int]] = ..., hands: _Optional[_Iterable[_Union[HandResult, _Mapping]]] = ..., reason: _Optional[str] = ..., forfeited: _Optional[_Iterable[int]] = ..., seed: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., record_path: _Optional[str] = ..., faults: _Optional[_Iterable[_Union[SeatFaults, _Mapping]]] = ...) -> None: ...
+
+class SeatFaults(_message.Message):
+    __slots__ = ("seat", "rejected", "timed_out", "disconnects", "asked")
+    class RejectedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    DISCONNECTS_FIELD_NUMBER: _ClassVar[int]
+    ASKED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    rejected: _containers.ScalarMap[str, int]
+    timed_out: int
+    disconnects: int
+    asked: int
+    def __init__(self, seat: _Optional[int] = ..., rejected: _Optional[_Mapping[str, int]] = ..., timed_out: _Optional[int] = ..., disconnects: _Optional[int] = ..., asked: _Optional[int] = ...) -> None: ...
 
 class EvaluateRequest(_message.Message):
     __slots__ = ("variant", "options", "wild_ranks", "groups", "seats")

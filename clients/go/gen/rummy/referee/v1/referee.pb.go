@@ -3763,6 +3763,7 @@ type MatchResult struct {
 	Seed          string                 `protobuf:"bytes,9,opt,name=seed,proto3" json:"seed,omitempty"` // revealed only once the match is over
 	SeatNames     []string               `protobuf:"bytes,10,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	RecordPath    string                 `protobuf:"bytes,11,opt,name=record_path,json=recordPath,proto3" json:"record_path,omitempty"`
+	Faults        []*SeatFaults          `protobuf:"bytes,12,rep,name=faults,proto3" json:"faults,omitempty"` // one per seat, in seat order: what went wrong with its answers
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3874,6 +3875,91 @@ func (x *MatchResult) GetRecordPath() string {
 	return ""
 }
 
+func (x *MatchResult) GetFaults() []*SeatFaults {
+	if x != nil {
+		return x.Faults
+	}
+	return nil
+}
+
+// A seat's faults in one match, as the referee counted them: what a tournament stores with the game, so a bot
+// that breaks the protocol shows in the results, not only in its logs.
+type SeatFaults struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Rejected      map[string]uint32      `protobuf:"bytes,2,rep,name=rejected,proto3" json:"rejected,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // answers refused, by reason code (NOT_IN_HAND, STALE_REQUEST, ...)
+	TimedOut      uint32                 `protobuf:"varint,3,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`                                                           // moves the referee made for the seat: a missed deadline (or a flood of refusals)
+	Disconnects   uint32                 `protobuf:"varint,4,opt,name=disconnects,proto3" json:"disconnects,omitempty"`                                                                     // times the seat's stream went while the match was on
+	Asked         uint32                 `protobuf:"varint,5,opt,name=asked,proto3" json:"asked,omitempty"`                                                                                 // decisions asked of the seat
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatFaults) Reset() {
+	*x = SeatFaults{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatFaults) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatFaults) ProtoMessage() {}
+
+func (x *SeatFaults) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatFaults.ProtoReflect.Descriptor instead.
+func (*SeatFaults) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SeatFaults) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatFaults) GetRejected() map[string]uint32 {
+	if x != nil {
+		return x.Rejected
+	}
+	return nil
+}
+
+func (x *SeatFaults) GetTimedOut() uint32 {
+	if x != nil {
+		return x.TimedOut
+	}
+	return 0
+}
+
+func (x *SeatFaults) GetDisconnects() uint32 {
+	if x != nil {
+		return x.Disconnects
+	}
+	return 0
+}
+
+func (x *SeatFaults) GetAsked() uint32 {
+	if x != nil {
+		return x.Asked
+	}
+	return 0
+}
+
 type EvaluateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Variant       string                 `protobuf:"bytes,1,opt,name=variant,proto3" json:"variant,omitempty"`
@@ -3887,7 +3973,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3899,7 +3985,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3912,7 +3998,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *EvaluateRequest) GetVariant() string {
@@ -3965,7 +4051,7 @@ type GroupVerdict struct {
 
 func (x *GroupVerdict) Reset() {
 	*x = GroupVerdict{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3977,7 +4063,7 @@ func (x *GroupVerdict) String() string {
 func (*GroupVerdict) ProtoMessage() {}
 
 func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3990,7 +4076,7 @@ func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupVerdict.ProtoReflect.Descriptor instead.
 func (*GroupVerdict) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GroupVerdict) GetCards() []*Card {
@@ -4056,7 +4142,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4068,7 +4154,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4081,7 +4167,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{51}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *EvaluateResponse) GetGroups() []*GroupVerdict {
@@ -4397,7 +4483,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
 	"\x04wait\x18\x02 \x01(\bR\x04wait\"!\n" +
 	"\tPlacement\x12\x14\n" +
-	"\x05seats\x18\x01 \x03(\rR\x05seats\"\x86\x03\n" +
+	"\x05seats\x18\x01 \x03(\rR\x05seats\"\xbc\x03\n" +
 	"\vMatchResult\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x125\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x1d.rummy.referee.v1.MatchStatusR\x06status\x12\x18\n" +
@@ -4412,7 +4498,18 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"seat_names\x18\n" +
 	" \x03(\tR\tseatNames\x12\x1f\n" +
 	"\vrecord_path\x18\v \x01(\tR\n" +
-	"recordPath\"\xaf\x02\n" +
+	"recordPath\x124\n" +
+	"\x06faults\x18\f \x03(\v2\x1c.rummy.referee.v1.SeatFaultsR\x06faults\"\xfa\x01\n" +
+	"\n" +
+	"SeatFaults\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x12F\n" +
+	"\brejected\x18\x02 \x03(\v2*.rummy.referee.v1.SeatFaults.RejectedEntryR\brejected\x12\x1b\n" +
+	"\ttimed_out\x18\x03 \x01(\rR\btimedOut\x12 \n" +
+	"\vdisconnects\x18\x04 \x01(\rR\vdisconnects\x12\x14\n" +
+	"\x05asked\x18\x05 \x01(\rR\x05asked\x1a;\n" +
+	"\rRejectedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\rR\x05value:\x028\x01\"\xaf\x02\n" +
 	"\x0fEvaluateRequest\x12\x18\n" +
 	"\avariant\x18\x01 \x01(\tR\avariant\x12H\n" +
 	"\aoptions\x18\x02 \x03(\v2..rummy.referee.v1.EvaluateRequest.OptionsEntryR\aoptions\x125\n" +
@@ -4512,7 +4609,7 @@ func file_rummy_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_rummy_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(Rank)(0),                    // 0: rummy.referee.v1.Rank
 	(Suit)(0),                    // 1: rummy.referee.v1.Suit
@@ -4568,12 +4665,14 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*GetResultRequest)(nil),     // 51: rummy.referee.v1.GetResultRequest
 	(*Placement)(nil),            // 52: rummy.referee.v1.Placement
 	(*MatchResult)(nil),          // 53: rummy.referee.v1.MatchResult
-	(*EvaluateRequest)(nil),      // 54: rummy.referee.v1.EvaluateRequest
-	(*GroupVerdict)(nil),         // 55: rummy.referee.v1.GroupVerdict
-	(*EvaluateResponse)(nil),     // 56: rummy.referee.v1.EvaluateResponse
-	nil,                          // 57: rummy.referee.v1.Seated.OptionsEntry
-	nil,                          // 58: rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	nil,                          // 59: rummy.referee.v1.EvaluateRequest.OptionsEntry
+	(*SeatFaults)(nil),           // 54: rummy.referee.v1.SeatFaults
+	(*EvaluateRequest)(nil),      // 55: rummy.referee.v1.EvaluateRequest
+	(*GroupVerdict)(nil),         // 56: rummy.referee.v1.GroupVerdict
+	(*EvaluateResponse)(nil),     // 57: rummy.referee.v1.EvaluateResponse
+	nil,                          // 58: rummy.referee.v1.Seated.OptionsEntry
+	nil,                          // 59: rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	nil,                          // 60: rummy.referee.v1.SeatFaults.RejectedEntry
+	nil,                          // 61: rummy.referee.v1.EvaluateRequest.OptionsEntry
 }
 var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	0,  // 0: rummy.referee.v1.Card.rank:type_name -> rummy.referee.v1.Rank
@@ -4627,7 +4726,7 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	31, // 48: rummy.referee.v1.PlayerMessage.action:type_name -> rummy.referee.v1.ActionMessage
 	32, // 49: rummy.referee.v1.PlayerMessage.resign:type_name -> rummy.referee.v1.Resign
 	22, // 50: rummy.referee.v1.ActionMessage.action:type_name -> rummy.referee.v1.Action
-	57, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
+	58, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
 	45, // 52: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
 	3,  // 53: rummy.referee.v1.DecisionRequest.phase:type_name -> rummy.referee.v1.Phase
 	24, // 54: rummy.referee.v1.DecisionRequest.view:type_name -> rummy.referee.v1.SeatView
@@ -4644,37 +4743,39 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	39, // 65: rummy.referee.v1.Batch.messages:type_name -> rummy.referee.v1.RefereeMessage
 	41, // 66: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
 	42, // 67: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
-	58, // 68: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	59, // 68: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
 	46, // 69: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
 	45, // 70: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
 	25, // 71: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
 	4,  // 72: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
 	52, // 73: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
 	38, // 74: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
-	59, // 75: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
-	0,  // 76: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
-	8,  // 77: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
-	5,  // 78: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
-	55, // 79: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
-	43, // 80: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
-	47, // 81: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
-	30, // 82: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
-	49, // 83: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
-	51, // 84: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
-	54, // 85: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
-	50, // 86: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
-	44, // 87: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
-	48, // 88: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
-	39, // 89: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
-	26, // 90: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
-	53, // 91: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
-	56, // 92: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
-	53, // 93: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
-	87, // [87:94] is the sub-list for method output_type
-	80, // [80:87] is the sub-list for method input_type
-	80, // [80:80] is the sub-list for extension type_name
-	80, // [80:80] is the sub-list for extension extendee
-	0,  // [0:80] is the sub-list for field type_name
+	54, // 75: rummy.referee.v1.MatchResult.faults:type_name -> rummy.referee.v1.SeatFaults
+	60, // 76: rummy.referee.v1.SeatFaults.rejected:type_name -> rummy.referee.v1.SeatFaults.RejectedEntry
+	61, // 77: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
+	0,  // 78: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
+	8,  // 79: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
+	5,  // 80: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
+	56, // 81: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
+	43, // 82: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
+	47, // 83: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
+	30, // 84: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
+	49, // 85: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
+	51, // 86: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
+	55, // 87: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
+	50, // 88: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
+	44, // 89: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
+	48, // 90: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
+	39, // 91: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
+	26, // 92: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
+	53, // 93: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
+	57, // 94: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
+	53, // 95: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
+	89, // [89:96] is the sub-list for method output_type
+	82, // [82:89] is the sub-list for method input_type
+	82, // [82:82] is the sub-list for extension type_name
+	82, // [82:82] is the sub-list for extension extendee
+	0,  // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_rummy_referee_v1_referee_proto_init() }
@@ -4726,7 +4827,7 @@ func file_rummy_referee_v1_referee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rummy_referee_v1_referee_proto_rawDesc), len(file_rummy_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   55,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
