@@ -213,3 +213,41 @@ def test_a_bridge_stopped_with_sigterm_still_says_how_many_answers_were_refused(
                 p.kill()
                 p.wait(timeout=30)
     assert "answers refused (MALFORMED_ANSWER x" in stderr, stderr
+
+
+BY_INDEX_AND_BY_ACTION = textwrap.dedent('''
+    """Answers at once, every other decision by its index and the rest by the whole action, naming both ids."""
+    import json, sys
+    n = 0
+    for text in sys.stdin:
+        line = json.loads(text)
+        if line["type"] == "decision":
+            d, n = line["decision"], n + 1
+            k = len(d["legal_actions"]) - 1
+            answer = {"legal_index": k} if n % 2 else {"action": d["legal_actions"][k], "match_id": d["match_id"],
+                                                         "request_id": d["request_id"]}
+            print(json.dumps(answer), flush=True)
+''')
+
+
+def test_a_bridged_bot_in_a_concurrent_round_robin_has_no_refusal_and_no_timeout(tmp_path):
+    """#31's must-show at a small scale: a Fortune round-robin at concurrency 2, the bridged bot answering by index
+    and by full action: 0 answers refused (by the referee or the bridge) and 0 moves timed out."""
+    from tournaments.config import parse_config
+    from tournaments.runner import run_tournament
+    from tournaments.store import Store
+
+    (tmp_path / "bot.py").write_text(BY_INDEX_AND_BY_ACTION)
+    out = tmp_path / "out"
+    tournament = {"variant": "fortune", "games_per_pairing": 10, "concurrency": 2, "seed": "bridge-rr",
+                  "output": str(out), "schedule": "round-robin", "max_hands": 1,
+                  "time_control": {"per_move_ms": 2000, "connect_ms": 30000}}
+    bots = [{"name": "bridged", "command": ["referee-bridge", "--", PY, "bot.py"]},
+            {"name": "greedy", "command": [PY, "-m", "rummybot.bots.greedy"]}]
+    stats = run_tournament(parse_config({"tournament": tournament, "bots": bots}, base_dir=tmp_path),
+                           handle_signals=False)
+    assert stats.missing == 0 and stats.failed == 0
+    faults = Store(out / "tournament.sqlite", readonly=True).faults(["bridged"])["bridged"]
+    assert faults.games == 20 and faults.asked > 0
+    assert (faults.refused, faults.timed_out, faults.disconnects) == (0, 0, 0), faults
+    assert "answers refused" not in (out / "bots" / "bridged-0.log").read_text()
