@@ -30,6 +30,16 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a whole number from 1, not {text!r}")
+    return n
+
+
 async def _until_stopped() -> None:
     """Wait for Ctrl-C or SIGTERM: the long-running commands then close what they serve, in order."""
     stop = asyncio.Event()
@@ -216,11 +226,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     w.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 picks one)")
 
     c = sub.add_parser("check-bot", help="run a bot through a battery of matches; exit 1 on any fault",
-                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] [--per-move-ms MS] -- COMMAND ...")
+                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] [--per-move-ms MS] "
+                             "[--concurrency N] -- COMMAND ...")
     c.add_argument("--variant", action="append", default=[], help="a variant the bot claims (repeatable; default: all)")
     c.add_argument("--matches", type=int, default=2, help="matches per variant, the bot's seat rotating (default 2)")
     c.add_argument("--hands", type=int, default=2, help="hands per match (default 2)")
     c.add_argument("--per-move-ms", type=int, default=2000, help="time per decision (default 2000)")
+    c.add_argument("--concurrency", type=_positive, default=1, metavar="N",
+                   help="play N matches of a variant at once against the bot (at least N are played), as a "
+                        "tournament at concurrency N does: catches a bot that mixes up its matches (default 1)")
 
     n = sub.add_parser("native", help="compile the rules core with mypyc (build) or say whether it runs (status)")
     n.add_argument("action", choices=("build", "status"))
@@ -241,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         configure_logging("error")
         try:
-            return main_check_bot(command, args.variant, args.matches, args.hands, args.per_move_ms)
+            return main_check_bot(command, args.variant, args.matches, args.hands, args.per_move_ms, args.concurrency)
         except RefereeError as exc:
             print(f"{exc.code}: {exc.message}", file=sys.stderr)
             return 2
