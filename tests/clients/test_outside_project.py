@@ -3,7 +3,8 @@ needed a ``replace`` line and a copied ``go.sum`` that no doc mentioned). The RE
 in a scratch folder, with ``RUMMY=`` pointing at this clone, and the bot it builds is started with no referee
 there: it must exit 1 naming the address, which shows it was built against the SDK and runs.
 
-Only where it is cheap and needs no network: the Go module cache and npm's own links serve these.
+Only where it is cheap and needs no network: the Go module cache, the crates the Rust SDK was built with, and npm's
+own links serve these.
 """
 
 from __future__ import annotations
@@ -61,3 +62,14 @@ def test_a_go_bot_in_a_module_of_its_own_builds_with_the_readme_replace_line(tmp
 def _no_stray_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("RUMMY_REFEREE", "RUMMY_MATCH", "RUMMY_SEAT_TOKEN"):
         monkeypatch.delenv(key, raising=False)
+
+
+def test_a_rust_bot_in_a_crate_of_its_own_builds_with_the_readme_path_dependency(tmp_path: Path) -> None:
+    require("rust", SDKS["rust"][0], toolchain=["cargo"])
+    # offline, and into the SDK's own target folder: the crates built for the SDK are reused (about a minute the
+    # first time, for the few whose features differ; seconds after)
+    target = CLIENTS / "rust" / "target"
+    run_block("rust", tmp_path, CARGO_NET_OFFLINE="true", CARGO_TARGET_DIR=str(target))
+    manifest = (tmp_path / "mybot" / "Cargo.toml").read_text()
+    assert "rummybot = {" in manifest and "clients/rust" in manifest
+    unreachable([str(target / "release" / "mybot")], tmp_path, tmp_path)
