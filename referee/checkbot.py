@@ -71,6 +71,7 @@ SITUATIONS: dict[str, list[tuple[str, Callable[[Actions], bool]]]] = {
 class _Tally:
     matches: int = 0
     unfinished: int = 0
+    won: int = 0  # matches the bot (or its team) placed first in, alone or tied
     forfeits: list[str] = field(default_factory=list)
     asked: Counter[str] = field(default_factory=Counter)
     accepted: Counter[str] = field(default_factory=Counter)
@@ -91,9 +92,13 @@ async def _spawn(command: Sequence[str], address: str, token: str, log: Path) ->
 
 
 async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches: int = 2, hands: int = 2,
-                    per_move_ms: int = 2000, log_dir: Path | None = None,
+                    per_move_ms: int = 2000, concurrency: int = 1, log_dir: Path | None = None,
                     progress: Callable[[str], None] = lambda _s: None) -> tuple[list[CheckRow], Path]:
-    """Run the battery; return its rows and the folder holding the bot's output and the match records."""
+    """Run the battery; return its rows and the folder holding the bot's output and the match records.
+
+    With ``concurrency`` N, N matches of a variant are played at once against the same bot (and at least N are
+    played), as a tournament at concurrency N does: a bot, or a bridge, that mixes up which answer is for which
+    match passes one match at a time and is caught so."""
     import grpc
 
     from referee.records import read_record
@@ -128,46 +133,55 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
             return rows, folder
         async with grpc.aio.insecure_channel(address) as channel:
             stub = pb_grpc.RefereeStub(channel)
-            for name in variants:
-                v = find(name)
+
+            async def play(v: Any, k: int, tally: _Tally, gate: asyncio.Semaphore, count: int) -> None:
+                """Match ``k`` of variant ``v``: the bot's seat rotates with k; N run at once under ``gate``."""
                 seats = 4 if v.team_play else 2
-                tally = _Tally()
-                for k in range(matches):
-                    progress(f"{v.name}: match {k + 1} of {matches}")
-                    if v.team_play:
-                        mine = [k % 2, k % 2 + 2]
+                mine = [k % 2, k % 2 + 2] if v.team_play else [k % seats]
+                spec: list[pb.SeatSpec] = []
+                theirs = iter(opponents)
+                for s in range(seats):
+                    if s in mine:
+                        spec.append(pb.SeatSpec(name="candidate", bot_token=tokens[mine.index(s)]))
                     else:
-                        mine = [k % seats]
-                    spec, theirs = [], iter(opponents)
-                    for s in range(seats):
-                        if s in mine:
-                            spec.append(pb.SeatSpec(name="candidate", bot_token=tokens[mine.index(s)]))
-                        else:
-                            spec.append(pb.SeatSpec(name="greedy", bot_token=next(theirs)))
+                        spec.append(pb.SeatSpec(name="greedy", bot_token=next(theirs)))
+                async with gate:
+                    progress(f"{v.name}: match {k + 1} of {count}"
+                             + (f" ({concurrency} at once)" if concurrency > 1 else ""))
                     created = await stub.CreateMatch(pb.CreateMatchRequest(
                         variant=v.name, seats=spec, seed=f"check-bot:{v.name}:{k}", max_hands=hands))
                     try:
                         result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True),
                                                       timeout=max(60.0, hands * 400 * per_move_ms / 1000 / 4))
                     except grpc.aio.AioRpcError:
-                        await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="check-bot timeout"))
+                        await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id,
+                                                                   reason="check-bot timeout"))
                         tally.unfinished += 1
-                        continue
-                    tally.matches += 1
-                    session = service.sessions[created.match_id]
-                    for s in mine:
-                        st = session.seats[s].stats
-                        tally.asked.update(st.asked)
-                        tally.accepted.update(st.accepted)
-                        tally.rejected.update(st.rejected)
-                        tally.timed_out.update(st.timed_out)
-                    record = read_record(result.record_path)
-                    for e in record:
-                        if e["type"] == "forfeit" and e["seat"] in mine:
-                            tally.forfeits.append(e["reason"])
-                        if e["type"] == "action" and e["seat"] in mine and not e["timed_out"]:
-                            tally.actions.append(e["action"])
-                rows += _rows(v.name, tally, matches)
+                        return
+                tally.matches += 1
+                session = service.sessions[created.match_id]
+                for s in mine:
+                    st = session.seats[s].stats
+                    tally.asked.update(st.asked)
+                    tally.accepted.update(st.accepted)
+                    tally.rejected.update(st.rejected)
+                    tally.timed_out.update(st.timed_out)
+                if result.ranking and set(result.ranking[0].seats) & set(mine):
+                    tally.won += 1
+                record = read_record(result.record_path)
+                for e in record:
+                    if e["type"] == "forfeit" and e["seat"] in mine:
+                        tally.forfeits.append(e["reason"])
+                    if e["type"] == "action" and e["seat"] in mine and not e["timed_out"]:
+                        tally.actions.append(e["action"])
+
+            for name in variants:
+                v = find(name)
+                tally = _Tally()
+                gate = asyncio.Semaphore(concurrency)
+                count = max(matches, concurrency)
+                await asyncio.gather(*(play(v, k, tally, gate, count) for k in range(count)))
+                rows += _rows(v.name, tally, count)
         for i, p in enumerate(procs):
             if p.returncode is not None:
                 rows.append(CheckRow("*", "stays up match after match", "FAULT",
@@ -175,7 +189,8 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                 break
         else:
             rows.append(CheckRow("*", "stays up match after match on one connection", "ok",
-                                 f"{len(variants) * matches} matches"))
+                                 f"{len(variants) * max(matches, concurrency)} matches"
+                                 + (f", {concurrency} at once" if concurrency > 1 else "")))
         return rows, folder
     finally:
         for p in procs:
@@ -206,19 +221,24 @@ async def _wait_connected(service: Any, tokens: Sequence[str], procs: Sequence[a
 
 
 def _rows(variant: str, t: _Tally, matches: int) -> list[CheckRow]:
-    rows = [CheckRow(variant, "plays every match to its end", "FAULT" if t.unfinished or t.forfeits else "ok",
-                     f"{t.matches} of {matches} finished" + (f"; forfeited: {'; '.join(t.forfeits)}" if t.forfeits else ""))]
+    finished = f"{t.matches} of {matches} finished; the bot won {t.won}" + (" (first place, ties included)" if t.won else "")
+    if t.forfeits:
+        finished += f"; forfeited: {'; '.join(t.forfeits)}"
+    rows = [CheckRow(variant, "plays every match to its end", "FAULT" if t.unfinished or t.forfeits else "ok", finished)]
     for phase in ("DRAW", "PLAY", "DISCARD", "OFFER"):
         asked = t.asked.get(phase, 0)
         if not asked:
             continue
         rejected = {k.split("/", 1)[1]: n for k, n in t.rejected.items() if k.startswith(phase + "/")}
         missed = t.timed_out.get(phase, 0)
-        detail = f"{t.accepted.get(phase, 0)} of {asked} accepted"
-        if rejected:
-            detail += "; rejected " + ", ".join(f"{c} x{n}" for c, n in sorted(rejected.items()))
+        # decisions and answers are counted apart: a decision may be accepted after a rejected answer or two
+        detail = f"{t.accepted.get(phase, 0)} of {asked} decisions accepted"
         if missed:
-            detail += f"; {missed} deadlines missed"
+            detail += f", {missed} missed (deadline passed)"
+        if rejected:
+            n = sum(rejected.values())
+            detail += f"\n{n} answer{'s' * (n != 1)} rejected: " + ", ".join(
+                f"{c} x{k}" for c, k in sorted(rejected.items()))
         rows.append(CheckRow(variant, f"answers {phase} decisions", "FAULT" if rejected or missed else "ok", detail))
     for situation, met in SITUATIONS.get(variant, []):
         rows.append(CheckRow(variant, situation, "ok" if met(t.actions) else "not reached",
@@ -226,7 +246,8 @@ def _rows(variant: str, t: _Tally, matches: int) -> list[CheckRow]:
     return rows
 
 
-def main_check_bot(command: Sequence[str], variants: Sequence[str], matches: int, hands: int, per_move_ms: int) -> int:
+def main_check_bot(command: Sequence[str], variants: Sequence[str], matches: int, hands: int, per_move_ms: int,
+                   concurrency: int = 1) -> int:
     """The CLI: run, print the table, exit 1 on any fault."""
     from rich.console import Console
     from rich.table import Table
@@ -238,10 +259,11 @@ def main_check_bot(command: Sequence[str], variants: Sequence[str], matches: int
     with contextlib.ExitStack() as stack:
         status = stack.enter_context(console.status("checking"))
         rows, folder = asyncio.run(check_bot(command, names, matches=matches, hands=hands, per_move_ms=per_move_ms,
-                                             progress=lambda s: status.update(s)))
+                                             concurrency=concurrency, progress=lambda s: status.update(s)))
     table = Table(title=f"check-bot: {' '.join(command)}")
     for col in ("variant", "check", "result", "detail"):
-        table.add_column(col)
+        # fold, never cut: a reason code cut short at 80 columns (the width when piped) cannot be looked up
+        table.add_column(col, overflow="fold")
     for r in rows:
         colour = {"ok": "green", "FAULT": "red"}.get(r.status, "yellow")
         table.add_row(r.variant, r.check, f"[{colour}]{r.status}[/]", r.detail)

@@ -1,5 +1,5 @@
-"""``referee serve``, ``referee evaluate``, ``referee replay RECORD``, ``referee view RECORD``, ``referee variants``:
-thin over the core."""
+"""``referee serve``, ``referee evaluate``, ``referee replay RECORD``, ``referee view RECORD``, ``referee variants``,
+``referee check-bot``, ``referee create-match``: thin over the core."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -28,6 +29,16 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
             raise SystemExit(f"--option takes KEY=VALUE, not {p!r}")
         out[key.strip()] = value.strip()
     return out
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a whole number from 1, not {text!r}")
+    return n
 
 
 async def _until_stopped() -> None:
@@ -112,6 +123,93 @@ def _security(args: argparse.Namespace) -> tuple[str | None, Any]:
     except OSError as exc:
         raise SystemExit(f"cannot read {exc.filename}: {exc.strerror}") from exc
     return token, creds
+
+
+def admin_token_from_env() -> str | None:
+    """The admin token of a referee run with ``--admin-token-file``, read as the tournament runner reads it
+    (``tournaments.runner.admin_token_from_env``): RUMMY_ADMIN_TOKEN, else the file RUMMY_ADMIN_TOKEN_FILE names.
+    Never a flag: a command line is readable by every process on the host."""
+    token = os.environ.get("RUMMY_ADMIN_TOKEN", "").strip()
+    if not token and os.environ.get("RUMMY_ADMIN_TOKEN_FILE"):
+        path = os.environ["RUMMY_ADMIN_TOKEN_FILE"]
+        try:
+            token = Path(path).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise SystemExit(f"referee create-match: cannot read RUMMY_ADMIN_TOKEN_FILE {path}: {exc.strerror}") from None
+    return token or None
+
+
+def _create_match_request(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    """The CreateMatchRequest ``referee create-match`` sends, and what it prints per seat (all but the tokens)."""
+    from referee.variants import find
+    from rummy.referee.v1 import referee_pb2 as pb
+
+    variant = find(args.variant)  # an unknown name is refused here, naming the known ones
+    if args.seats is not None and args.seat:
+        raise SystemExit("referee create-match: give --seats N or --seat NAME (one per seat), not both")
+    names = list(args.seat) or [f"seat-{i}" for i in range(args.seats or (4 if variant.team_play else variant.min_seats))]
+    if len(args.bot_token_env) > len(names):
+        raise SystemExit(f"referee create-match: {len(args.bot_token_env)} --bot-token-env for {len(names)} seats")
+    specs, seats = [], []
+    for i, name in enumerate(names):
+        var = args.bot_token_env[i] if i < len(args.bot_token_env) else "-"
+        if var == "-":  # this seat gets a seat token
+            specs.append(pb.SeatSpec(name=name))
+            seats.append({"seat": i, "name": name})
+            continue
+        token = os.environ.get(var, "").strip()
+        if not token:
+            raise SystemExit(f"referee create-match: --bot-token-env {var}: the environment has no {var} (seat {i})")
+        specs.append(pb.SeatSpec(name=name, bot_token=token))
+        seats.append({"seat": i, "name": name, "bot_token_env": var})
+    request = pb.CreateMatchRequest(variant=variant.name, options=_options(args.option), seats=specs,
+                                    max_hands=args.max_hands or 0,
+                                    time_control=pb.TimeControl(per_move_ms=args.per_move_ms or 0,
+                                                                connect_ms=args.connect_ms or 0))
+    if args.seed is not None:
+        request.seed = args.seed
+    return request, seats
+
+
+async def _create_match(args: argparse.Namespace) -> int:
+    """``referee create-match``: one CreateMatch call on a running referee; the match id and the seat tokens as
+    JSON on stdout (or as shell assignments with ``--format sh``), so a bot can join a seat by its token."""
+    import shlex
+
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+    request, seats = _create_match_request(args)
+    token = admin_token_from_env()
+    metadata = (("authorization", f"Bearer {token}"),) if token else None
+    async with grpc.aio.insecure_channel(args.referee) as channel:
+        try:
+            # wait_for_ready: a referee started a moment ago (``referee serve &``) is waited for, up to --wait
+            stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated code is untyped
+            created = await stub.CreateMatch(request, metadata=metadata, timeout=args.wait, wait_for_ready=True)
+        except grpc.aio.AioRpcError as exc:
+            detail = " ".join((exc.details() or "").split())
+            if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                print(f"referee create-match: cannot reach the referee at {args.referee} (waited {args.wait:g} s)"
+                      + (f": {detail}" if detail and exc.code() == grpc.StatusCode.UNAVAILABLE else ""),
+                      file=sys.stderr)
+                return 1
+            hint = ""
+            if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+                hint = ("; give its token in RUMMY_ADMIN_TOKEN or a file named by RUMMY_ADMIN_TOKEN_FILE" if token is None
+                        else "; RUMMY_ADMIN_TOKEN(_FILE) holds another token than its --admin-token-file")
+            print(f"referee create-match: {detail or exc.code().name} (referee {args.referee}){hint}", file=sys.stderr)
+            return 2
+    if args.format == "sh":
+        print(f"RUMMY_MATCH={shlex.quote(created.match_id)}; export RUMMY_MATCH")
+        for seat, seat_token in zip(seats, created.seat_tokens, strict=True):
+            if seat_token:  # not exported: each bot is given its own as RUMMY_SEAT_TOKEN
+                print(f"RUMMY_SEAT_TOKEN_{seat['seat']}={shlex.quote(seat_token)}")
+    else:
+        print(json.dumps({"match_id": created.match_id, "variant": request.variant,
+                          "seat_tokens": list(created.seat_tokens), "seats": seats}, indent=2))
+    return 0
 
 
 REPLAY_EXIT_CODES = """exit codes:
@@ -216,11 +314,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     w.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 picks one)")
 
     c = sub.add_parser("check-bot", help="run a bot through a battery of matches; exit 1 on any fault",
-                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] [--per-move-ms MS] -- COMMAND ...")
+                       usage="referee check-bot [--variant V ...] [--matches N] [--hands N] [--per-move-ms MS] "
+                             "[--concurrency N] -- COMMAND ...")
     c.add_argument("--variant", action="append", default=[], help="a variant the bot claims (repeatable; default: all)")
     c.add_argument("--matches", type=int, default=2, help="matches per variant, the bot's seat rotating (default 2)")
     c.add_argument("--hands", type=int, default=2, help="hands per match (default 2)")
     c.add_argument("--per-move-ms", type=int, default=2000, help="time per decision (default 2000)")
+    c.add_argument("--concurrency", type=_positive, default=1, metavar="N",
+                   help="play N matches of a variant at once against the bot (at least N are played), as a "
+                        "tournament at concurrency N does: catches a bot that mixes up its matches (default 1)")
+
+    m = sub.add_parser("create-match", help="create a match on a running referee; print its id and seat tokens",
+                       description="Create a match on a running referee and print its id and a token per seat as "
+                       "JSON. A bot joins a seat with RUMMY_MATCH and RUMMY_SEAT_TOKEN (or --match ID --token T). "
+                       "A referee run with --admin-token-file needs its token in RUMMY_ADMIN_TOKEN or the file "
+                       "named by RUMMY_ADMIN_TOKEN_FILE.",
+                       epilog="exit codes: 0 created; 1 no referee at the address; 2 the referee refused (its reason "
+                       "code is printed) or bad arguments")
+    m.add_argument("variant", help="a variant's name or alias (referee variants lists them)")
+    m.add_argument("--seats", type=_positive, metavar="N", help="how many seats, named seat-0, seat-1, ... "
+                   "(default: the variant's fewest; 4 for partnership variants)")
+    m.add_argument("--seat", action="append", default=[], metavar="NAME", help="a seat's name, in seat order "
+                   "(repeatable: one per seat)")
+    m.add_argument("--bot-token-env", action="append", default=[], metavar="VAR",
+                   help="seat the bot that connects with the bot token in environment variable VAR (repeatable: "
+                   "one per seat, in seat order; '-' for a seat that gets a seat token). Tokens are never taken "
+                   "from the command line, which every process on the host can read")
+    m.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a variant option (repeatable)")
+    m.add_argument("--per-move-ms", type=_positive, metavar="MS", help="time per decision (default: the referee's)")
+    m.add_argument("--connect-ms", type=_positive, metavar="MS",
+                   help="how long the match waits for its seats to join (default: the referee's, 15000)")
+    m.add_argument("--max-hands", type=_positive, metavar="N", help="end the match after N hands")
+    m.add_argument("--seed", help="the deal's seed (default: random; revealed with the result)")
+    m.add_argument("--referee", default=os.environ.get("RUMMY_REFEREE") or "127.0.0.1:50051", metavar="ADDRESS",
+                   help="HOST:PORT or unix:/PATH (or RUMMY_REFEREE; default 127.0.0.1:50051)")
+    m.add_argument("--wait", type=float, default=10.0, metavar="S",
+                   help="how long to wait for the referee to answer (default 10)")
+    m.add_argument("--format", choices=("json", "sh"), default="json",
+                   help="json (default), or sh: RUMMY_MATCH=...; RUMMY_SEAT_TOKEN_0=... lines for eval")
 
     n = sub.add_parser("native", help="compile the rules core with mypyc (build) or say whether it runs (status)")
     n.add_argument("action", choices=("build", "status"))
@@ -241,9 +372,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         configure_logging("error")
         try:
-            return main_check_bot(command, args.variant, args.matches, args.hands, args.per_move_ms)
+            return main_check_bot(command, args.variant, args.matches, args.hands, args.per_move_ms, args.concurrency)
         except RefereeError as exc:
             print(f"{exc.code}: {exc.message}", file=sys.stderr)
+            return 2
+    if args.command == "create-match":
+        configure_logging("error")
+        try:
+            return asyncio.run(_create_match(args))
+        except RefereeError as exc:
+            print(f"referee create-match: {exc.code}: {exc.message}", file=sys.stderr)
             return 2
     if args.command == "native":
         from referee import native

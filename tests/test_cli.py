@@ -1,9 +1,11 @@
-"""The command line: `referee evaluate`, `referee replay`, `referee variants`, `referee serve`."""
+"""The command line: `referee evaluate`, `referee replay`, `referee variants`, `referee serve`, `referee create-match`."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import subprocess
 import sys
 
@@ -116,3 +118,82 @@ def test_serve_starts_and_answers_list_variants(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def admin_referee(tmp_path):
+    """A referee on a Unix socket whose CreateMatch needs an admin token; (address, token file)."""
+    token_file = tmp_path / "admin-token"
+    token_file.write_text("s3cret-admin\n")
+    sock = tmp_path / "r.sock"
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--unix", str(sock),
+                             "--records", str(tmp_path / "records"), "--admin-token-file", str(token_file)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert json.loads(proc.stdout.readline())["event"] == "serving"
+        yield f"unix:{sock}", token_file
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def create_match(*args, **env):
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("RUMMY_ADMIN_TOKEN")}
+    return subprocess.run([sys.executable, "-m", "referee.cli", "create-match", *args], capture_output=True, text=True,
+                          timeout=60, env={**clean, **env})
+
+
+def test_create_match_prints_the_match_id_and_a_token_per_seat_and_the_seats_join_with_them(admin_referee):
+    import grpc
+
+    from rummy.referee.v1 import referee_pb2 as pb
+    from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+    address, token_file = admin_referee
+    made = create_match("indian", "--seat", "mine", "--seat", "theirs", "--per-move-ms", "700", "--referee", address,
+                        RUMMY_ADMIN_TOKEN_FILE=str(token_file))
+    assert made.returncode == 0, made.stderr
+    out = json.loads(made.stdout)
+    assert [s["name"] for s in out["seats"]] == ["mine", "theirs"] and out["variant"] == "indian"
+    assert len(out["seat_tokens"]) == 2 and all(len(t) >= 32 for t in out["seat_tokens"])
+    with grpc.insecure_channel(address) as ch:  # the match is there, seated as asked
+        result = pb_grpc.RefereeStub(ch).GetResult(pb.GetResultRequest(match_id=out["match_id"]),
+                                                   metadata=(("authorization", "Bearer s3cret-admin"),))
+    assert list(result.seat_names) == ["mine", "theirs"]
+
+
+def test_create_match_seats_bot_tokens_read_from_the_environment_and_says_so_in_sh_format(admin_referee):
+    from referee.credentials import mint_bot_token
+
+    address, _ = admin_referee
+    bot = mint_bot_token("s3cret-admin", "mine")
+    made = create_match("500-rum", "--bot-token-env", "MY_BOT", "--bot-token-env", "-", "--format", "sh",
+                        "--referee", address, MY_BOT=bot, RUMMY_ADMIN_TOKEN="s3cret-admin")
+    assert made.returncode == 0, made.stderr
+    assert bot not in made.stdout  # a bot token is the caller's already: never printed
+    lines = made.stdout.splitlines()
+    assert re.fullmatch(r"RUMMY_MATCH=[0-9a-f]+; export RUMMY_MATCH", lines[0]) and len(lines) == 2
+    assert re.fullmatch(r"RUMMY_SEAT_TOKEN_1=[0-9a-f]{32}", lines[1])  # seat 0 is the bot's: no seat token
+
+
+@pytest.mark.parametrize("args, env, code, said", [
+    (["indian"], {}, 2, "ADMIN_TOKEN_MISSING"),
+    (["indian"], {}, 2, "give its token in RUMMY_ADMIN_TOKEN or a file named by RUMMY_ADMIN_TOKEN_FILE"),
+    (["indian"], {"RUMMY_ADMIN_TOKEN": "wrong"}, 2, "holds another token than its --admin-token-file"),
+    (["indian", "--bot-token-env", "NOT_SET"], {"RUMMY_ADMIN_TOKEN": "s3cret-admin"}, 1,
+     "--bot-token-env NOT_SET: the environment has no NOT_SET (seat 0)"),
+    (["indian", "--seats", "2", "--seat", "a"], {}, 1, "give --seats N or --seat NAME"),
+    (["500-rum", "--option", "colour=red"], {"RUMMY_ADMIN_TOKEN": "s3cret-admin"}, 2, "UNKNOWN_OPTION"),
+    (["no-such-game"], {}, 2, "UNKNOWN_VARIANT"),
+])
+def test_create_match_refusals_are_one_line_naming_the_cause(admin_referee, args, env, code, said):
+    address, _ = admin_referee
+    made = create_match(*args, "--referee", address, **env)
+    assert made.returncode == code and said in made.stderr, made.stderr
+    assert "Traceback" not in made.stderr and len(made.stderr.strip().splitlines()) == 1
+
+
+def test_create_match_with_no_referee_there_exits_1_naming_the_address(tmp_path):
+    made = create_match("indian", "--referee", f"unix:{tmp_path}/none.sock", "--wait", "0.5")
+    assert made.returncode == 1
+    assert made.stderr.startswith(f"referee create-match: cannot reach the referee at unix:{tmp_path}/none.sock")

@@ -16,7 +16,7 @@ from tournaments.runner import run_tournament
 PY = sys.executable
 
 # mode -> (forfeits?, what its own log must show)
-OUTCOMES = {
+OUTCOMES: dict[str, tuple[bool | None, str]] = {
     "crash-at-start": (True, "crashing at start"),
     "crash-mid-hand": (True, "dying in the middle of a hand"),
     "stall": (True, "decision 1"),
@@ -25,6 +25,9 @@ OUTCOMES = {
     "garbage-bytes": (False, "sent 4096 random bytes"),
     "flood": (True, "rejected FLOODING"),
     "reconnect": (False, "joining again"),
+    # its faults show only in matches played at once, so whether it forfeits here depends on timing (None: either);
+    # test_check_bot's concurrency tests catch it
+    "mixes-matches": (None, "decision 1"),
 }
 
 
@@ -52,6 +55,8 @@ def test_a_misbehaving_bot_gets_the_documented_outcome_and_the_tournament_goes_o
     for row in _rows(out):
         bad = row.seats.index(mode)
         assert row.ranking, row.reason
+        if forfeits is None:
+            continue
         if forfeits:
             assert row.forfeited == (bad,), (row.reason, log[-2000:])
             assert row.ranking[-1] == (bad,)

@@ -251,3 +251,31 @@ def test_a_bridged_bot_in_a_concurrent_round_robin_has_no_refusal_and_no_timeout
     assert faults.games == 20 and faults.asked > 0
     assert (faults.refused, faults.timed_out, faults.disconnects) == (0, 0, 0), faults
     assert "answers refused" not in (out / "bots" / "bridged-0.log").read_text()
+
+
+def bridge_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "rummybot.stdio", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env})
+
+
+def test_help_lists_every_flag_and_the_exit_codes():
+    """#31: ``referee-bridge --help`` listed no flags (it wanted a ``--`` first)."""
+    done = bridge_cli("--help")
+    assert done.returncode == 0
+    for flag in ("--referee ADDRESS", "--bot-token T", "--match ID", "--token T", "--name", "--events", "exit codes"):
+        assert flag in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("program, why", [("pyhton", "No such file or directory"), ("/etc/passwd", "Permission denied")])
+def test_a_bot_program_that_cannot_start_is_one_line_naming_it(tmp_path, program, why):
+    """#31: a misspelled program after ``--`` ended in a Python traceback that did not name it."""
+    done = bridge_cli("--referee", f"unix:{tmp_path}/none.sock", "--", program, "bot.py", RUMMY_BOT_TOKEN="t")
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"referee-bridge: cannot start the bot {program!r}: {why}"
+
+
+@pytest.mark.parametrize("args, said", [((), "no -- before the bot's COMMAND"), (("--",), "no bot COMMAND after --"),
+                                        (("--bogus", "--", "sh"), "unrecognized arguments: --bogus")])
+def test_a_bad_command_line_is_exit_2_with_the_usage(args, said):
+    done = bridge_cli(*args)
+    assert done.returncode == 2 and said in done.stderr and done.stderr.startswith("usage: referee-bridge")

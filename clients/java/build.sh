@@ -12,5 +12,12 @@ if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
     bash "$here/../../scripts/apt-install.sh" openjdk-17-jdk-headless maven
 fi
 
-mvn -q -B -f "$here/pom.xml" package
+# Maven 3.8 writes ANSI resets (ESC[0m) even in batch mode and with -Dstyle.color=never: in a pipe or a log they
+# are junk around every line, so there they are stripped (a terminal shows them as nothing). pipefail keeps
+# Maven's exit code.
+if [ -t 1 ] && [ -t 2 ]; then
+    mvn -q -B -f "$here/pom.xml" package
+else
+    mvn -q -B -Dstyle.color=never -f "$here/pom.xml" package 2>&1 | sed -u $'s/\e\\[[0-9;]*m//g'
+fi
 echo "java client: built $here/target/rummybot-examples.jar" >&2

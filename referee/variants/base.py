@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import enum
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from referee.cards import Card, Rank
+from referee.cards import Card, Rank, format_cards
 from referee.errors import IllegalAction, InvalidOption
 from referee.melds import MeldKind, MeldReading, Placed
 
@@ -730,6 +731,33 @@ def deal_round_robin(deck: list[Card], order: Sequence[int], per_seat: int, seat
         for s in order:
             hands[s].append(deck.pop(0))
     return hands
+
+
+def not_held(cards: Sequence[Card], held: Sequence[Card], where: str = "your hand") -> str:
+    """The message of a ``CARD_NOT_IN_HAND`` refusal, naming the cards ``held`` lacks with the verb for one or more
+    ("AS is not in your hand", "AS 2S are not in your hand"), or, where copies fall short, how many there are."""
+    rest = list(held)
+    missing = []
+    for c in cards:
+        if c in rest:
+            rest.remove(c)
+        else:
+            missing.append(c)
+    missing = missing or list(cards)
+    short = next((c for c in missing if c in held), None)
+    if short is not None:
+        n = list(held).count(short)
+        return f"only {n} {short} {'is' if n == 1 else 'are'} in {where}, not {list(cards).count(short)}"
+    return f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'} not in {where}"
+
+
+_TRAILING_CLAUSES = re.compile(r"\s*\((?:[A-Z]+-\d+[a-z]?)(?:, ?[A-Z]+-\d+[a-z]?)*\)$")
+
+
+def without_clause(message: str) -> str:
+    """``message`` without its trailing clause ids, "... (FH-3)" -> "...": for a message quoted inside another
+    that cites its own, so none is printed twice ("(FH-3) (FH-3, FH-5)")."""
+    return _TRAILING_CLAUSES.sub("", message)
 
 
 def require(condition: bool, code: str, message: str) -> None:

@@ -54,12 +54,14 @@ from referee.variants.base import (
     TableMeld,
     TakeDiscards,
     deal_round_robin,
+    not_held,
     parse_options,
     private_event,
     rank_by_totals,
     relaid,
     require,
     seat_order,
+    without_clause,
     zone_view,
 )
 
@@ -456,19 +458,24 @@ class _FiveHundredFamily:
         require(k <= len(pile), "BAD_TAKE_COUNT", f"the pile has {len(pile)} cards, not {k} (FH-3)")
         bottom = pile[-k]
         above = pile[len(pile) - k + 1:]
-        require((action.meld is None) != (action.lay_off_on is None), "MUST_MELD_BOTTOM_DISCARD",
+        if action.meld is None and action.lay_off_on is None:
+            raise IllegalAction("MUST_MELD_BOTTOM_DISCARD", f"the bottom card taken, {bottom}, must be melded at once: "
+                                "give the cards to meld it with, or a meld to lay it off on (FH-3)")
+        require(action.meld is None or action.lay_off_on is None, "MUST_MELD_BOTTOM_DISCARD",
                 f"the bottom card taken, {bottom}, must be melded at once: give a meld or a meld to lay it off on, "
                 "not both (FH-3)")
         if action.meld is not None:
             others = action.meld.cards
-            require(contains_cards([*st.hands[seat], *above], others), "CARD_NOT_IN_HAND",
-                    f"{format_cards(others)} are not all in your hand or among the cards taken (FH-3)")
+            if not contains_cards([*st.hands[seat], *above], others):
+                raise IllegalAction("CARD_NOT_IN_HAND",
+                                    not_held(others, [*st.hands[seat], *above], "your hand or among the cards taken")
+                                    + " (FH-3)")
             try:
                 reading = read_meld([*others, bottom], rules.meld_rules, rules.wilds, action.meld.stands_for, "FH-3")
             except IllegalAction as exc:
                 if exc.code == "INVALID_MELD":
                     raise IllegalAction("MUST_MELD_BOTTOM_DISCARD", f"the bottom card taken, {bottom}, must be melded "
-                                        f"at once: {exc.message} (FH-3, FH-5)") from exc
+                                        f"at once: {without_clause(exc.message)} (FH-3, FH-5)") from exc
                 raise
             return k, reading, None
         assert action.lay_off_on is not None
@@ -504,7 +511,8 @@ class _FiveHundredFamily:
             raise InvalidAction("EMPTY_MELD", "a meld needs at least one group of cards (FH-5)")
         hand = st.hands[seat]
         every = [c for g in action.groups for c in g.cards]
-        require(contains_cards(hand, every), "CARD_NOT_IN_HAND", f"{format_cards(every)} are not all in your hand (FH-4)")
+        if not contains_cards(hand, every):
+            raise IllegalAction("CARD_NOT_IN_HAND", not_held(every, hand) + " (FH-4)")
         found = [read_meld(g.cards, rules.meld_rules, rules.wilds, g.stands_for, "FH-5") for g in action.groups]
         remove_cards(hand, every)
         events = [self._add_meld(st, seat, r) for r in found]
@@ -515,8 +523,8 @@ class _FiveHundredFamily:
         if not action.cards:
             raise InvalidAction("EMPTY_LAY_OFF", "a lay-off needs at least one card (FH-6)")
         hand = st.hands[seat]
-        require(contains_cards(hand, action.cards), "CARD_NOT_IN_HAND",
-                f"{format_cards(action.cards)} are not all in your hand (FH-6)")
+        if not contains_cards(hand, action.cards):
+            raise IllegalAction("CARD_NOT_IN_HAND", not_held(action.cards, hand) + " (FH-6)")
         meld = st.meld(action.meld_id)
         reading = _extend(meld, action.cards, rules, action.stands_for, "FH-6")
         remove_cards(hand, action.cards)

@@ -55,6 +55,7 @@ from referee.variants.base import (
     TableMeld,
     TakeDiscards,
     deal_round_robin,
+    not_held,
     parse_options,
     private_event,
     rank_by_totals,
@@ -283,7 +284,7 @@ def _own_meld(state: OklahomaState, seat: int, meld_id: int) -> TableMeld:
 
 def _in_hand(state: OklahomaState, seat: int, cards: Sequence[Card], what: str, clause: str) -> None:
     if not contains_cards(state.hands[seat], cards):
-        raise IllegalAction("CARD_NOT_IN_HAND", f"{what}: {format_cards(cards)} are not all in your hand ({clause})")
+        raise IllegalAction("CARD_NOT_IN_HAND", f"{what}: {not_held(cards, state.hands[seat])} ({clause})")
 
 
 def verify_take(state: OklahomaState, seat: int, action: TakeDiscards) -> _Take:

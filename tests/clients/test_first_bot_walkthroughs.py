@@ -10,8 +10,12 @@ tournament on a fixed port and is left out.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +67,45 @@ def test_the_readme_first_bot_walkthrough_plays_a_clean_tournament(tmp_path: Pat
         assert not row.forfeited and row.ranking, (row.key, row.reason)
         for name in set(row.seats):
             assert not late_moves(row, name), (row.key, name)
+
+
+def stdio_first_command(socket: Path) -> str:
+    """The first shell block of ``clients/stdio/README.md`` as a script: ``.venv/bin/`` the running interpreter's,
+    and the referee on a Unix socket in a scratch folder (RUMMY_REFEREE names it to every command) rather than on
+    port 50051, which another test or referee may hold."""
+    readme = (CLIENTS / "stdio" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert block is not None
+    script = block.group(1).replace(".venv/bin/", f"{BIN}/")
+    assert script.count("--port 50051") == 1, script
+    return "set -e\n" + script.replace("--port 50051", f"--port 0 --unix {shlex.quote(str(socket))}")
+
+
+def test_the_stdio_readme_first_command_creates_a_match_the_bridged_bot_plays_to_its_end(tmp_path: Path) -> None:
+    """#31: the stdio README's first command waited forever (nothing created a match); now a referee, ``referee
+    create-match``, a bundled bot in one seat and the bridged POSIX sh bot in the other play one match to its end
+    and the script stops the referee, as written."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("clients", "protos"):
+        (work / name).symlink_to(ROOT / name)
+    socket = tmp_path / "referee.sock"
+    env = {**os.environ, "RUMMY_REFEREE": f"unix:{socket}"}
+    with (tmp_path / "out.log").open("w") as log:
+        # a session of its own: a background job left running by a failure is stopped with its group
+        run = subprocess.Popen(["bash", "-c", stdio_first_command(socket)], cwd=work, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = run.wait(timeout=300)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(run.pid, signal.SIGKILL)
+    out = (tmp_path / "out.log").read_text()
+    assert code == 0, out[-3000:]
+    assert "refused" not in out and "Traceback" not in out, out[-3000:]
+    records = list((work / "records").glob("*.jsonl"))
+    assert len(records) == 1, out[-3000:]
+    lines = [json.loads(line) for line in records[0].read_text().splitlines()]
+    assert lines[0]["seat_names"] == ["mine", "greedy"]
+    assert lines[-1]["type"] == "result" and not lines[-1]["forfeited"], lines[-1]
+    assert not [e for e in lines if e["type"] == "action" and e["timed_out"]]

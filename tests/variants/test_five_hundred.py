@@ -209,6 +209,30 @@ def test_FH_3_a_take_whose_bottom_card_is_not_melded_is_refused():
     reject(RUM, state, 0, TakeDiscards(4, lay_off_on=9), "NO_SUCH_MELD")
 
 
+def test_FH_3_refusals_say_what_was_wrong_once_in_plain_words():
+    """#31: "give a meld or a meld to lay it off on, not both" when neither was given; "(FH-3) (FH-3, FH-5)";
+    "AS are not all in your hand" for one card."""
+    state = pile_of_four()
+
+    def message(action) -> str:
+        with pytest.raises(IllegalAction) as exc:
+            RUM.apply(state, 0, action)
+        return exc.value.message
+
+    neither = message(TakeDiscards(4))
+    assert "not both" not in neither and "give the cards to meld it with, or a meld to lay it off on" in neither
+    assert "not both" in message(TakeDiscards(4, meld=Group(cards("7S 7D")), lay_off_on=1))
+    bad_meld = message(TakeDiscards(4, meld=Group(cards("KC 2C"))))
+    assert bad_meld.endswith("(FH-3, FH-5)") and bad_meld.count("FH-3") == 1, bad_meld
+    assert message(TakeDiscards(4, meld=Group(cards("7S 7C")))) == \
+        "7C is not in your hand or among the cards taken (FH-3)"
+    RUM.apply(state, 0, DrawStock())  # seat 0 to play: 7S 7D 8H 9H KC 2C 3D and the card drawn
+    assert message(Meld((Group(cards("4S 5S 6S")),))) == "4S 5S 6S are not in your hand (FH-4)"  # seat 1's
+    assert message(Meld((Group(cards("7S 7D 7C")),))) == "7C is not in your hand (FH-4)"
+    assert message(Meld((Group(cards("7S 7S 7D")),))) == "only 1 7S is in your hand, not 2 (FH-4)"
+    assert message(LayOff(1, cards("4S"))) == "4S is not in your hand (FH-6)"
+
+
 def test_FH_3_the_listed_takes_all_apply_and_meld_the_bottom_card():
     """FH-3: the legal list offers one way for each depth whose bottom card can be melded, and each applies."""
     state = pile_of_four()

@@ -209,7 +209,8 @@ def test_FOR_4_the_pile_cannot_be_taken_without_melding_its_top_card() -> None:
     bad = refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("9C KD")))))
     assert bad.code == "MUST_MELD_TOP_DISCARD" and "not a valid set or run" in bad.message
     assert refused(v, state, 0, TakeDiscards(1, Group(tuple(parse_cards("7C 7D"))))).code == "BAD_TAKE_COUNT"
-    assert refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("7S 7D"))))).code == "CARD_NOT_IN_HAND"
+    missing = refused(v, state, 0, TakeDiscards(0, Group(tuple(parse_cards("7S 7D")))))
+    assert missing.code == "CARD_NOT_IN_HAND" and " is not in your hand (FOR-4)" in missing.message, missing.message
     assert refused(v, state, 1, DrawStock()).code == "NOT_YOUR_TURN"
 
 

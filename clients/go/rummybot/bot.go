@@ -1,22 +1,26 @@
 // Package rummybot is the Go bot SDK for the Rummy Referee: connect, be seated, answer decisions.
 //
 // A bot is any value with Decide; it returns one of the legal actions (always accepted) or any other action
-// it believes legal. Optional hooks are extra methods the SDK looks for (SeatedHook, EventHook, ...), so a bot
-// implements only what it needs:
+// it believes legal, built with DrawStock, Discard, Meld, ... Optional hooks are extra methods the SDK looks for
+// (SeatedHook, EventHook, ...), so a bot implements only what it needs:
 //
 //	type firstLegal struct{}
 //
-//	func (firstLegal) Decide(view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
+//	func (firstLegal) Decide(ctx context.Context, view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
 //		return legal[0]
 //	}
 //
 //	func main() { rummybot.Main(firstLegal{}) }
+//
+// ctx ends when the decision's time is up (req.TimeLeft) or the bot is stopped: a bot that searches stops there.
+// A bot written for go/0.1.0, whose Decide takes no ctx, runs as rummybot.Main(rummybot.Simple(bot)).
 //
 // Main reads --referee HOST:PORT with --bot-token T (match after match over one stream) or --match ID
 // --token T (one seat of one match). The message types are generated from protos/ into package refereev1.
 package rummybot
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -25,13 +29,38 @@ import (
 )
 
 // SDKVersion is sent in the Join, for the referee's logs.
-const SDKVersion = "go/0.1.0"
+const SDKVersion = "go/0.2.0"
 
 // Bot chooses an action for each decision. A nil action sends nothing: the referee's deadline rule then plays
 // the variant's default move, so return nil only on purpose. The SDK calls Decide and every hook from one
-// goroutine, in the order the referee's messages arrive, so a bot needs no locks for its own state.
+// goroutine, in the order the referee's messages arrive, so a bot needs no locks for its own state. ctx is done
+// when the decision's time runs out (req.TimeLeft, as the referee counts it when it asks) or the bot is stopped;
+// an answer after that is too late.
 type Bot interface {
+	Decide(ctx context.Context, view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action
+}
+
+// SimpleBot is the Bot of go/0.1.0: its Decide takes no context. Simple makes one a Bot.
+type SimpleBot interface {
 	Decide(view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action
+}
+
+// Simple runs a SimpleBot (a go/0.1.0 bot, or one that never needs its deadline) as a Bot; its hooks (OnSeated,
+// OnRejected, Name, Seed, ...) are still found and called.
+func Simple(bot SimpleBot) Bot { return simple{bot} }
+
+type simple struct{ inner SimpleBot }
+
+func (s simple) Decide(_ context.Context, view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action {
+	return s.inner.Decide(view, legal, req)
+}
+
+// hooks is the value whose optional methods (SeatedHook, Named, ...) the SDK looks for: the bot Simple wraps.
+func hooks(bot Bot) any {
+	if s, ok := bot.(simple); ok {
+		return s.inner
+	}
+	return bot
 }
 
 // Request is one decision: which match, the phase, the time left, and the whole message as the referee sent it.

@@ -76,11 +76,11 @@ func Main(bot Bot) {
 	}
 	if f.Name == "" {
 		f.Name = "go-bot"
-		if named, ok := bot.(Named); ok {
+		if named, ok := hooks(bot).(Named); ok {
 			f.Name = named.Name()
 		}
 	}
-	if seeded, ok := bot.(Seeded); ok && f.HasSeed {
+	if seeded, ok := hooks(bot).(Seeded); ok && f.HasSeed {
 		seeded.Seed(f.Seed)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

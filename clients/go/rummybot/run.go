@@ -76,7 +76,7 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 	}
 	// A failed Send is io.EOF; the next Recv says why the stream ended.
 	_ = stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Join{Join: join}})
-	s := session{bot: bot, stream: stream, pending: map[string]Request{}}
+	s := session{ctx: ctx, bot: bot, hooks: hooks(bot), stream: stream, pending: map[string]Request{}}
 	for received := false; ; received = true {
 		msg, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -120,7 +120,9 @@ func unbatch(msg *pb.RefereeMessage) []*pb.RefereeMessage {
 // session is the state of one Play stream: the open decision of each match, keyed by match id, so that a
 // rejection can be handed to the bot with the request it answers.
 type session struct {
+	ctx     context.Context // the stream's: done when the bot is stopped
 	bot     Bot
+	hooks   any // where the optional hooks are looked for (the bot, or the SimpleBot it wraps)
 	stream  pb.Referee_PlayClient
 	pending map[string]Request
 	results []*pb.MatchResult
@@ -132,14 +134,20 @@ func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
 	case *pb.RefereeMessage_Decision:
 		req := newRequest(body.Decision)
 		s.pending[req.MatchID] = req
-		return nil, s.answer(req, s.bot.Decide(req.Decision.GetView(), req.Decision.GetLegalActions(), req))
+		ctx, cancel := context.WithCancel(s.ctx)
+		if req.TimeLeft > 0 { // 0: the referee gave no clock
+			ctx, cancel = context.WithTimeout(s.ctx, req.TimeLeft)
+		}
+		action := s.bot.Decide(ctx, req.Decision.GetView(), req.Decision.GetLegalActions(), req)
+		cancel()
+		return nil, s.answer(req, action)
 	case *pb.RefereeMessage_Rejected:
 		r := body.Rejected
 		req, ok := s.pending[r.GetMatchId()]
 		if !ok || req.RequestID != r.GetRequestId() {
 			return nil, nil // a stale request: the referee has moved on
 		}
-		if hook, ok := s.bot.(RejectedHook); ok {
+		if hook, ok := s.hooks.(RejectedHook); ok {
 			return nil, s.answer(req, hook.OnRejected(r.GetCode(), r.GetMessage(), req))
 		}
 		ReportRejection(r.GetCode(), r.GetMessage())
@@ -148,22 +156,22 @@ func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
 			delete(s.pending, req.MatchID)
 		}
 	case *pb.RefereeMessage_Seated:
-		if hook, ok := s.bot.(SeatedHook); ok {
+		if hook, ok := s.hooks.(SeatedHook); ok {
 			hook.OnSeated(body.Seated)
 		}
 	case *pb.RefereeMessage_Event:
-		if hook, ok := s.bot.(EventHook); ok {
+		if hook, ok := s.hooks.(EventHook); ok {
 			hook.OnEvent(body.Event)
 		}
 	case *pb.RefereeMessage_HandResult:
-		if hook, ok := s.bot.(HandResultHook); ok {
+		if hook, ok := s.hooks.(HandResultHook); ok {
 			hook.OnHandResult(body.HandResult)
 		}
 	case *pb.RefereeMessage_MatchResult:
 		result := body.MatchResult
 		delete(s.pending, result.GetMatchId())
 		s.results = append(s.results, result)
-		if hook, ok := s.bot.(MatchResultHook); ok {
+		if hook, ok := s.hooks.(MatchResultHook); ok {
 			hook.OnMatchResult(result)
 		}
 		return result, nil

@@ -61,14 +61,10 @@ func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
 
 type firstLegal struct{ seated []string }
 
-func (b *firstLegal) Decide(view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action {
+func (b *firstLegal) Decide(_ context.Context, view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action {
 	return legal[0]
 }
 func (b *firstLegal) OnSeated(s *pb.Seated) { b.seated = append(b.seated, s.GetMatchId()) }
-
-func drawStock() *pb.Action {
-	return &pb.Action{Kind: &pb.Action_DrawStock{DrawStock: &pb.DrawStock{}}}
-}
 
 // In seat mode the SDK joins with the seat credential, echoes request ids, sends nothing after a rejection
 // unless the bot asks to, and returns after the match's result.
@@ -77,7 +73,7 @@ func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
 		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
 		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
-			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{drawStock()}}}},
+			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
 		{Body: &pb.RefereeMessage_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
 			Code: "TEST_CODE", Message: "a scripted rejection"}}},
 		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
@@ -103,7 +99,7 @@ func TestABatchIsTakenApartInOrder(t *testing.T) {
 	inner := []*pb.RefereeMessage{
 		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
 		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
-			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{drawStock()}}}},
+			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
 	}
 	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
 		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},

@@ -34,7 +34,7 @@ import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 from google.protobuf import json_format
@@ -45,7 +45,7 @@ from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.sdk import messages
 from rummybot.stdio_schema import LINE_KINDS
 
-__all__ = ["Bridge", "split_command", "to_line", "main"]
+__all__ = ["Bridge", "BotNotStarted", "split_command", "to_line", "main"]
 
 SDK_VERSION = "stdio-bridge/0.2.0"
 _CONNECTION_FLAGS = ("--referee", "--bot-token", "--match", "--token")
@@ -65,7 +65,7 @@ def split_command(args: Sequence[str]) -> tuple[list[str], list[str]]:
     """(bridge flags, the bot's command): flags before ``--``, plus connection flags appended after the command."""
     args = list(args)
     if "--" not in args:
-        raise SystemExit("usage: referee-bridge [--referee H:P] [--bot-token T | --match ID --token T] -- COMMAND ...")
+        _usage_error("no -- before the bot's COMMAND")
     split = args.index("--")
     own, command = args[:split], args[split + 1:]
     tail: list[str] = []
@@ -73,8 +73,18 @@ def split_command(args: Sequence[str]) -> tuple[list[str], list[str]]:
         tail = command[-2:] + tail
         command = command[:-2]
     if not command:
-        raise SystemExit("referee-bridge: no bot command after --")
+        _usage_error("no bot COMMAND after --")
     return own + tail, command
+
+
+class BotNotStarted(Exception):
+    """The bot's COMMAND could not be started (no such program, not executable)."""
+
+
+def _usage_error(why: str) -> NoReturn:
+    print("usage: referee-bridge [--referee ADDRESS] [--bot-token T | --match ID --token T] [--name N] [--events] "
+          f"-- COMMAND ...\nreferee-bridge: {why} (referee-bridge --help says more)", file=sys.stderr)
+    raise SystemExit(2)
 
 
 @dataclass
@@ -101,8 +111,11 @@ class Bridge:
 
     async def run(self, referee: str, join: pb.Join, one_match: bool) -> int:
         """Play until the referee ends the stream (or the one match ends); the child's exit code, else 0."""
-        child = await asyncio.create_subprocess_exec(*self.command, stdin=asyncio.subprocess.PIPE,
-                                                     stdout=asyncio.subprocess.PIPE, limit=4 * 2**20)
+        try:
+            child = await asyncio.create_subprocess_exec(*self.command, stdin=asyncio.subprocess.PIPE,
+                                                         stdout=asyncio.subprocess.PIPE, limit=4 * 2**20)
+        except OSError as exc:  # misspelled, missing, not executable: said in one line, naming it
+            raise BotNotStarted(f"cannot start the bot {self.command[0]!r}: {exc.strerror or exc}") from exc
         assert child.stdin is not None and child.stdout is not None
         outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
         outbox.put_nowait(pb.PlayerMessage(join=join))
@@ -251,12 +264,17 @@ class Bridge:
         await stdin.drain()
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    own, command = split_command(sys.argv[1:] if argv is None else argv)
-    p = argparse.ArgumentParser(prog="referee-bridge", description="play a JSON-lines bot over gRPC")
+def _parser() -> argparse.ArgumentParser:
     env = os.environ.get
-    p.add_argument("--referee", default=env("RUMMY_REFEREE") or "127.0.0.1:50051",
-                   help="HOST:PORT, or unix:/PATH for a Unix socket (or RUMMY_REFEREE)")
+    p = argparse.ArgumentParser(
+        prog="referee-bridge", usage="referee-bridge [FLAGS] -- COMMAND [ARG ...]",
+        description="Play a bot that reads and writes JSON lines on stdin/stdout (COMMAND) over gRPC. Connection "
+        "flags may also come after COMMAND's own arguments, where the tournament runner appends --referee ADDRESS.",
+        epilog="exit codes: 0 the referee is done with the bot; the bot's own code when it quits; 1 an error, said in "
+        "one line (no referee at the address, a COMMAND that cannot be started); 2 a bad command line. The line "
+        "formats: clients/stdio/README.md and clients/stdio/schema.json.")
+    p.add_argument("--referee", default=env("RUMMY_REFEREE") or "127.0.0.1:50051", metavar="ADDRESS",
+                   help="HOST:PORT, or unix:/PATH for a Unix socket (or RUMMY_REFEREE; default 127.0.0.1:50051)")
     p.add_argument("--bot-token", default=env("RUMMY_BOT_TOKEN"), metavar="T",
                    help="play match after match (better: RUMMY_BOT_TOKEN, which other processes cannot read)")
     p.add_argument("--match", default=env("RUMMY_MATCH"), metavar="ID",
@@ -264,6 +282,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--token", default=env("RUMMY_SEAT_TOKEN"), metavar="T", help="seat token (or RUMMY_SEAT_TOKEN)")
     p.add_argument("--name", default=None, help="the bot's name (default: the command's name)")
     p.add_argument("--events", action="store_true", help="also send event lines")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    p = _parser()
+    if {"-h", "--help"} & set(args[:args.index("--")] if "--" in args else args):
+        p.print_help()
+        raise SystemExit(0)
+    own, command = split_command(args)
     opts = p.parse_args(own)
     name = opts.name or os.path.basename(command[0])
     if opts.match and opts.token:
@@ -277,6 +305,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = loops.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token)))
     except KeyboardInterrupt:
         code = 130
+    except BotNotStarted as exc:
+        print(f"referee-bridge: {exc}", file=sys.stderr)
+        code = 1
     except grpc.aio.AioRpcError as exc:
         print(f"referee-bridge: {exc.code().name}: {' '.join((exc.details() or '').split())} (referee {opts.referee})",
               file=sys.stderr)

@@ -26,7 +26,32 @@ impl Card {
     }
 
     pub fn is_joker(&self) -> bool {
-        self.rank == Rank::Joker as i32
+        self.rank() == Rank::Joker
+    }
+}
+
+/// Ranks compare in their wire order (`Rank::Two < Rank::Three`, `Rank::Ace` lowest of the naturals, `Rank::Joker`
+/// below all): `card.rank()` is the enum, so `card.rank() >= Rank::Ten` needs no cast. `number` is the rank as a
+/// count (ace 1, ten 10, king 13; joker 0), for arithmetic such as runs.
+///
+/// ```
+/// use rummybot::{Action, Group, Rank, format_cards, parse_cards};
+///
+/// let hand = parse_cards("TH JH QH 4C").unwrap();
+/// let high: Vec<_> = hand.iter().filter(|c| c.rank() >= Rank::Ten).copied().collect();
+/// assert_eq!(format_cards(&high), "TH JH QH");
+/// let run = Action::meld(vec![Group::of(high)]);
+/// assert_eq!(Rank::Queen.number() - Rank::Ten.number(), 2);
+/// # let _ = run;
+/// ```
+impl Rank {
+    pub fn number(self) -> i32 {
+        self as i32
+    }
+
+    /// The rank whose `number` is `n` (0 to 13).
+    pub fn from_number(n: i32) -> Option<Rank> {
+        Rank::try_from(n).ok()
     }
 }
 
@@ -112,6 +137,19 @@ mod tests {
         assert_eq!("2C".parse(), Ok(Card::new(Rank::Two, Suit::Clubs)));
         assert_eq!(RANK_JOKER.parse(), Ok(Card::joker()));
         assert_eq!(format_cards(&parse_cards("AH, 2H 3h JK").unwrap()), "AH 2H 3H JK");
+    }
+
+    #[test]
+    fn ranks_compare_without_casts() {
+        let ten: Card = "TH".parse().unwrap();
+        assert!(Rank::Two < Rank::Three && Rank::Queen < Rank::King && Rank::Joker < Rank::Ace);
+        assert!(ten.rank() >= Rank::Ten && ten.rank() < Rank::Jack);
+        assert_eq!((Rank::Ace.number(), Rank::King.number()), (1, 13));
+        assert_eq!(Rank::from_number(12), Some(Rank::Queen));
+        assert_eq!(Rank::from_number(14), None);
+        let mut hand = parse_cards("KS 2H TH AC").unwrap();
+        hand.sort_by_key(|c| c.rank());
+        assert_eq!(format_cards(&hand), "AC 2H TH KS");
     }
 
     #[test]

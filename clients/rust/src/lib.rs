@@ -7,6 +7,10 @@
 //! environment (RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN), then plays until the referee is
 //! done with the bot.
 //!
+//! Cards: `card.rank()` and `card.suit()` give the enums, which compare in rank order (`card.rank() >= Rank::Ten`,
+//! `Rank::Ace.number() == 1`); [`parse_cards`] and [`format_cards`] read and write the text notation (`"AH 2H 3H"`);
+//! [`Action`] has a constructor for every kind (`Action::draw_stock()`, `Action::discard(card)`, `Action::meld(..)`).
+//!
 //! ```no_run
 //! use rummybot::{Action, Bot, Request, SeatView};
 //!
@@ -33,8 +37,10 @@ pub mod proto {
     tonic::include_proto!("rummy.referee.v1");
 }
 
+pub use cards::{CardParseError, RANK_JOKER, SUITS, format_cards, parse_cards};
 pub use options::{Credential, Options, OptionsError, USAGE};
 pub use proto::{
-    Action, Card, DecisionRequest, HandResult, MatchEvent, MatchResult, Phase, Rank, SeatView, Seated, Suit,
+    Action, Card, DecisionRequest, Group, HandResult, MatchEvent, MatchResult, Phase, Rank, SeatView, Seated, Suit,
+    WildAssignment,
 };
 pub use sdk::{Bot, Error, Request, SDK_VERSION, connect, main, main_with, run, unix_socket_path};

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
@@ -12,7 +13,7 @@ type firstLegal struct{}
 
 func (firstLegal) Name() string { return "go-first-legal" }
 
-func (firstLegal) Decide(view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
+func (firstLegal) Decide(ctx context.Context, view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
 	return legal[0] // any listed action is legal
 }
 

@@ -23,11 +23,7 @@ func indianView(t *testing.T, hand, pile string, wild pb.Rank) *pb.SeatView {
 		WildRanks: []pb.Rank{wild, pb.Rank_RANK_JOKER}}
 }
 
-var drawPhase = []*pb.Action{
-	{Kind: &pb.Action_DrawStock{DrawStock: &pb.DrawStock{}}},
-	{Kind: &pb.Action_TakeDiscards{TakeDiscards: &pb.TakeDiscards{Count: 1}}},
-	{Kind: &pb.Action_Drop{Drop: &pb.Drop{}}},
-}
+var drawPhase = []*pb.Action{rummybot.DrawStock(), rummybot.TakeDiscards(1), rummybot.Drop()}
 
 // The expected choices are those of the Python policy on the same views.
 func TestGreedyDraw(t *testing.T) {
@@ -54,7 +50,7 @@ func TestGreedyDiscardsTheCardLeastWorthKeeping(t *testing.T) {
 	view := indianView(t, hand13+" 9S", "", pb.Rank_RANK_FIVE)
 	var legal []*pb.Action
 	for _, c := range view.GetHand() {
-		legal = append(legal, &pb.Action{Kind: &pb.Action_Discard{Discard: &pb.Discard{Card: c}}})
+		legal = append(legal, rummybot.Discard(c))
 	}
 	if got := rummybot.CardText(greedyIndian(view, legal).GetDiscard().GetCard()); got != "JH" {
 		t.Errorf("discarded %s, want JH", got)
@@ -62,8 +58,8 @@ func TestGreedyDiscardsTheCardLeastWorthKeeping(t *testing.T) {
 }
 
 func TestGreedyDeclaresWhenListed(t *testing.T) {
-	declare := &pb.Action{Kind: &pb.Action_Declare{Declare: &pb.Declare{}}}
-	legal := []*pb.Action{{Kind: &pb.Action_Discard{Discard: &pb.Discard{Card: mustCards(t, "2S")[0]}}}, declare}
+	declare := rummybot.Declare(nil)
+	legal := []*pb.Action{rummybot.Discard(mustCards(t, "2S")[0]), declare}
 	if got := greedyIndian(indianView(t, hand13+" 9S", "", pb.Rank_RANK_FIVE), legal); got != declare {
 		t.Errorf("chose %v", got)
 	}

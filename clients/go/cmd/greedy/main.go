@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strings"
@@ -26,7 +27,7 @@ type greedyBot struct {
 
 func (b *greedyBot) Name() string { return "go-greedy" }
 
-func (b *greedyBot) Decide(view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
+func (b *greedyBot) Decide(_ context.Context, view *pb.SeatView, legal []*pb.Action, req rummybot.Request) *pb.Action {
 	if b.probeRejection && req.Phase == pb.Phase_PHASE_DRAW && !b.probed[req.MatchID] {
 		b.probed[req.MatchID] = true
 		b.probes[req.MatchID] = req.RequestID
@@ -83,7 +84,7 @@ search:
 			}
 		}
 	}
-	return &pb.Action{Kind: &pb.Action_Discard{Discard: &pb.Discard{Card: missing}}}
+	return rummybot.Discard(missing)
 }
 
 // listText writes numbers as a Python list does: [0, 1].

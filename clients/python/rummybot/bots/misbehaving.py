@@ -22,6 +22,10 @@ garbage-bytes      sends random bytes to the referee's port, then plays        t
 flood              answers each decision 200 times                             FLOODING rejections, then misses
 reconnect          drops its stream after 5 decisions and joins again          resumes within the grace period:
                                                                                no forfeit
+mixes-matches      keeps only the last decision it was sent (one for all       one match at a time: plays well;
+                   matches) and answers from it after 50 ms of thought         several at once: answers rejected
+                                                                               and deadlines missed
+                                                                               (``check-bot --concurrency 2``)
 =================  ==========================================================  ===================================
 """
 
@@ -42,7 +46,8 @@ from rummybot.sdk import Bot, Request, parse_args, run_bot
 
 __all__ = ["MODES", "Misbehaving", "main"]
 
-MODES = ("crash-at-start", "crash-mid-hand", "stall", "slow", "illegal", "garbage-bytes", "flood", "reconnect")
+MODES = ("crash-at-start", "crash-mid-hand", "stall", "slow", "illegal", "garbage-bytes", "flood", "reconnect",
+         "mixes-matches")
 
 
 def _card_not_held(view: SeatView) -> Card:
@@ -59,6 +64,7 @@ class Misbehaving(Bot):
         self.name = f"misbehaving-{mode}"
         self.decisions = 0
         self.dropped = asyncio.Event()
+        self.latest: Sequence[Action] = ()  # mixes-matches: the last decision's legal actions, whatever its match
 
     async def decide(self, view: SeatView, legal: Sequence[Action], request: Request) -> Action:
         self.decisions += 1
@@ -72,6 +78,10 @@ class Misbehaving(Bot):
             await asyncio.sleep(request.time_left_ms / 1000 + 0.1)
         if self.mode == "illegal":
             return Discard(_card_not_held(view))
+        if self.mode == "mixes-matches":  # the bug of a bot that keeps its game state in one place for all matches
+            self.latest = legal
+            await asyncio.sleep(0.05)
+            return self.latest[0]
         if self.mode == "reconnect" and self.decisions == 5:
             self.dropped.set()
             await asyncio.Event().wait()  # this stream is about to be dropped

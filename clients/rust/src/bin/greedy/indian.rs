@@ -26,7 +26,7 @@ fn points(card: &Card, wilds: &Wilds) -> i32 {
 
 /// Run positions: an ace sits below the two and above the king.
 fn positions(card: &Card) -> Vec<i32> {
-    if card.rank == Rank::Ace as i32 { vec![1, 14] } else { vec![card.rank] }
+    if card.rank() == Rank::Ace { vec![1, 14] } else { vec![card.rank] }
 }
 
 /// How much each card of `hand` is worth keeping: wilds most, then cards of made pure sequences, then of made
@@ -48,7 +48,7 @@ pub fn keep_values(hand: &[Card], wilds: &Wilds) -> HashMap<Card, f64> {
         let has = |p: i32| pos.contains(&p);
         for &p in pos {
             if (has(p - 1) && has(p + 1)) || (has(p + 1) && has(p + 2)) || (has(p - 2) && has(p - 1)) {
-                let rank = if p == 1 || p == 14 { Rank::Ace as i32 } else { p };
+                let rank = if p == 1 || p == 14 { Rank::Ace.number() } else { p };
                 in_run.insert(Card { rank, suit });
             }
         }
@@ -132,7 +132,7 @@ mod tests {
             variant: "indian".into(),
             hand: parse_cards(hand).unwrap(),
             discard_pile: parse_cards(open).unwrap(),
-            wild_ranks: vec![Rank::Joker as i32, wild as i32],
+            wild_ranks: vec![Rank::Joker.into(), wild.into()],
             ..SeatView::default()
         }
     }
