@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("config", type=Path)
 
     h = sub.add_parser("report", help="write the HTML report (ratings with error bars, crosstable, pairings, "
-                       "ratings over time) and ratings.svg / ratings.png beside it")
+                       "ratings over time) and NAME-ratings.svg / NAME-ratings.png beside it")
     h.add_argument("db", type=Path, metavar="DB_OR_OUTPUT_DIR")
     h.add_argument("--html", type=Path, metavar="OUT", help="the page to write (default: report.html beside the database)")
     _rating_args(h)

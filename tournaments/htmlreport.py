@@ -1,5 +1,5 @@
 """The tournament report as one static HTML page (``tournament report OUTPUT --html OUT``), with the same charts
-as ``ratings.svg`` and ``ratings.png`` beside it for a README or a chat message.
+as ``NAME-ratings.svg`` and ``NAME-ratings.png`` beside ``NAME.html`` for a README or a chat message.
 
 The page stands alone: no script, no asset from elsewhere (the charts are inline SVG). It shows the rating table
 with its error bars drawn, the crosstable, the games per pairing, and ratings over time as the games came in:
@@ -416,15 +416,16 @@ for an embedded referee).</p>
 
 
 def write_html_report(data: ReportData, out_html: Path) -> list[Path]:
-    """The page at ``out_html``, and ``ratings.svg`` and ``ratings.png`` beside it; returns the three paths."""
+    """The page at ``out_html``, and its charts beside it, named after it (``report.html``: ``report-ratings.svg``
+    and ``report-ratings.png``, so reports in one folder keep their own); returns the three paths."""
     import matplotlib
 
     matplotlib.rcParams["svg.hashsalt"] = "rummy-referee"  # stable element ids: the same data gives the same file
     out_html.parent.mkdir(parents=True, exist_ok=True)
     fig = _figure(data)
     svg_text = _svg(fig)
-    svg_path = out_html.parent / "ratings.svg"
-    png_path = out_html.parent / "ratings.png"
+    svg_path = out_html.with_name(f"{out_html.stem}-ratings.svg")
+    png_path = out_html.with_name(f"{out_html.stem}-ratings.png")
     svg_path.write_text(svg_text, encoding="utf-8")
     fig.savefig(png_path, format="png", dpi=120)
     out_html.write_text(render_html(data, svg_text), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The tournament report page (`tournament report OUTPUT --html OUT`) and its charts, ratings.svg and ratings.png."""
+"""The tournament report page (`tournament report OUTPUT --html OUT`) and its charts, named after it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tournaments.htmlreport import load_report_data, rating_history
+from tournaments.htmlreport import load_report_data, rating_history, write_html_report
 from tournaments.ratings import Result
 from tournaments.schedule import Game
 from tournaments.store import DB_NAME, Store
@@ -51,8 +51,18 @@ def test_the_report_command_writes_the_page_and_charts_and_ends_with_the_pages_p
     links = re.findall(r'(?:src|href)="([^"]*)"', text)
     assert all(link.startswith("#") for link in links), "the page loads nothing: its links point inside itself"
     assert "http" not in re.sub(r'xmlns(:\w+)?="[^"]*"', "", text), "no address of anywhere else"
-    assert (page.parent / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    ET.fromstring((page.parent / "ratings.svg").read_text())  # well-formed SVG
+    assert (page.parent / "report-ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ET.fromstring((page.parent / "report-ratings.svg").read_text())  # well-formed SVG
+
+
+def test_reports_in_one_folder_keep_their_own_charts(results_dir, tmp_path):
+    """#31: every report wrote ``ratings.svg`` and ``ratings.png``, so a second report in the folder replaced the
+    first one's charts."""
+    data = load_report_data(results_dir)
+    first = write_html_report(data, tmp_path / "monday.html")
+    second = write_html_report(data, tmp_path / "tuesday.html")
+    assert [p.name for p in first] == ["monday.html", "monday-ratings.svg", "monday-ratings.png"]
+    assert not set(first) & set(second) and all(p.exists() for p in first + second)
 
 
 def test_the_rating_table_ranks_the_bots_by_strength_with_error_bars(results_dir):
