@@ -144,65 +144,27 @@ def assert_rejection_shown(output: str) -> None:
 
 
 class UnixReferee:
-    """A referee (``referee.server.create_server``) listening only on a Unix domain socket in a fresh short temp
-    folder (a socket path has at most 107 bytes), on a background thread: what a sandboxed bot sees. ``address``
-    is ``unix:/tmp/.../ref.sock``; ``stop()`` stops it, as a tournament ends."""
+    """A referee on a Unix domain socket in a fresh short temp folder (a socket path has at most 107 bytes), on a
+    background thread (``referee.server.EmbeddedReferee`` with ``unix_path``): what a sandboxed bot sees.
+    ``address`` is ``unix:/tmp/.../ref.sock``; ``stop()`` stops it, as a tournament ends."""
 
     def __init__(self) -> None:
         import tempfile
 
+        from referee.server import EmbeddedReferee
+
         self.folder = Path(tempfile.mkdtemp(prefix="rummy-uds-", dir="/tmp"))
         self.path = self.folder / "ref.sock"
         self.address = f"unix:{self.path}"
-        self._loop: Any = None
-        self._server: Any = None
-        self._service: Any = None
-        self._thread: Any = None
+        self._referee = EmbeddedReferee(unix_path=str(self.path))
 
     def start(self) -> UnixReferee:
-        import asyncio
-        import threading
-
-        from referee import loops
-        from referee.server import create_server
-
-        ready = threading.Event()
-
-        def run() -> None:
-            loop = loops.new_event_loop()
-            self._loop = loop
-            asyncio.set_event_loop(loop)
-
-            async def boot() -> None:
-                self._server, _, self._service = await create_server(self.address)
-                ready.set()
-
-            loop.run_until_complete(boot())
-            loop.run_forever()
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="unix-referee", daemon=True)
-        self._thread.start()
-        if not ready.wait(30):
-            raise RuntimeError("the Unix-socket referee did not start")
+        self._referee.start()
         assert self.path.is_socket(), self.path
         return self
 
     def stop(self) -> None:
-        import asyncio
-
-        if self._loop is not None and self._server is not None:
-            async def shutdown() -> None:
-                await self._server.stop(1.0)
-                tasks = list(self._service.tasks)
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-
-            asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
-            self._loop = None
+        self._referee.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> UnixReferee:
