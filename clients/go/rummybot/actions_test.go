@@ -2,11 +2,9 @@ package rummybot
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -116,18 +114,11 @@ func TestDecideIsGivenTheDecisionsDeadline(t *testing.T) {
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
 		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m"}}},
 	}}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := grpc.NewServer()
-	pb.RegisterRefereeServer(server, ref)
-	go server.Serve(lis)
-	defer server.Stop()
+	address := serveScripted(t, ref)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	bot := &deadlineBot{}
-	if _, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: "m", SeatToken: "s"}); err != nil {
+	if _, err := Run(ctx, bot, Options{Referee: address, MatchID: "m", SeatToken: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	if bot.left <= time.Second || bot.left > 1500*time.Millisecond {

@@ -117,9 +117,8 @@ func TestABatchIsTakenApartInOrder(t *testing.T) {
 	}
 }
 
-// playSeat runs the SDK in seat mode against ref until its one match ends, checks that it was seated once and
-// returned that match's result, and gives what ref received.
-func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMessage {
+// serveScripted serves ref on a free port of 127.0.0.1 until the test ends; it returns the address.
+func serveScripted(t *testing.T, ref *scriptedReferee) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -128,12 +127,20 @@ func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMe
 	server := grpc.NewServer()
 	pb.RegisterRefereeServer(server, ref)
 	go server.Serve(lis)
-	defer server.Stop()
+	t.Cleanup(server.Stop)
+	return lis.Addr().String()
+}
+
+// playSeat runs the SDK in seat mode against ref until its one match ends, checks that it was seated once and
+// returned that match's result, and gives what ref received.
+func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMessage {
+	t.Helper()
+	address := serveScripted(t, ref)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	bot := &firstLegal{}
-	results, err := Run(ctx, bot, Options{Referee: lis.Addr().String(), MatchID: matchID, SeatToken: "secret", Name: "t"})
+	results, err := Run(ctx, bot, Options{Referee: address, MatchID: matchID, SeatToken: "secret", Name: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
