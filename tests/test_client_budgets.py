@@ -188,10 +188,12 @@ def test_the_admins_wait_for_a_result_is_not_counted_against_its_address() -> No
             with pytest.raises(grpc.aio.AioRpcError) as anonymous:
                 await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=5)
             assert _reason(anonymous.value) == "LIMIT_CLIENT_STREAMS"
+            admins_wait = asyncio.ensure_future(stub.GetResult(
+                pb.GetResultRequest(match_id=created.match_id, wait=True), metadata=_as_admin(), timeout=5))
+            await asyncio.sleep(0.3)
+            assert not admins_wait.done(), "the admin's wait was refused or did not wait"
             await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="test"), metadata=_as_admin())
-            result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True),
-                                          metadata=_as_admin(), timeout=5)
-            assert result.status == pb.MATCH_STATUS_ABORTED
+            assert (await admins_wait).status == pb.MATCH_STATUS_ABORTED
             for w in watchers:
                 w.cancel()
 
