@@ -159,19 +159,21 @@ class RefereeService(pb_grpc.RefereeServicer):
             self._health_tasks.add(task)
             task.add_done_callback(self._health_tasks.discard)
 
+    def _bears_admin_token(self, authorization: str) -> bool:
+        """``authorization`` is ``Bearer`` and this server's admin token (compared in constant time)."""
+        scheme, _, token = authorization.partition(" ")
+        return self._admin_token is not None and scheme.lower() == "bearer" and \
+            hmac.compare_digest(token.strip().encode(), self._admin_token)
+
     def _is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """The call carries this server's admin token (a server with none has no admin)."""
-        if self._admin_token is None:
-            return False
-        given = next((v for k, v in context.invocation_metadata() or () if k == "authorization"), None)
-        text = given if isinstance(given, str) else bytes(given or b"").decode("utf-8", "replace")
-        scheme, _, token = text.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self._admin_token)
+        given = _authorization(context)
+        return given is not None and self._bears_admin_token(given)
 
     def bot_token_known(self, token: str) -> bool:
         """A bot token this server has reason to seat: a match names it, or its admin minted it
         (``referee.credentials``). Anything else is a stranger's invention."""
-        if token in self.named or token in self.waiting or token_digest(token) in self.waiting_digest:
+        if token in self.named or token_digest(token) in self.waiting_digest:  # (``waiting`` is named too)
             return True
         return self._admin_token is not None and is_minted(self._admin_token.decode(), token)
 
@@ -186,13 +188,11 @@ class RefereeService(pb_grpc.RefereeServicer):
         """Admin calls (CreateMatch, AbortMatch) need ``authorization: Bearer TOKEN`` when the server has a token."""
         if self._admin_token is None:
             return
-        given = next((v for k, v in context.invocation_metadata() or () if k == "authorization"), None)
+        given = _authorization(context)
         if given is None:
             await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_MISSING",
                          "this call needs the admin token as metadata 'authorization: Bearer TOKEN'")
-        text = given if isinstance(given, str) else bytes(given or b"").decode("utf-8", "replace")
-        scheme, _, token = text.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), self._admin_token):
+        if not self._bears_admin_token(given or ""):
             await _abort(context, grpc.StatusCode.PERMISSION_DENIED, "ADMIN_TOKEN_WRONG",
                          "the admin token given is not this server's")
 
@@ -704,6 +704,14 @@ def descriptor_budget(limits: ServerLimits) -> int:
             "descriptor_limit_low", limit=soft, needed=need,
             hint="raise `ulimit -n`, or lower --max-live-matches / --max-watchers / --max-joining")
     return soft
+
+
+def _authorization(context: grpc.aio.ServicerContext) -> str | None:
+    """The call's ``authorization`` metadata as text, or None when it has none."""
+    given = next((v for k, v in context.invocation_metadata() or () if k == "authorization"), None)
+    if given is None:
+        return None
+    return given if isinstance(given, str) else bytes(given).decode("utf-8", "replace")
 
 
 def _client(context: grpc.aio.ServicerContext) -> str:
