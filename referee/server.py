@@ -593,7 +593,9 @@ class RefereeService(pb_grpc.RefereeServicer):
             claimed = self.waiting.pop(join.bot_token, []) + self.waiting_digest.pop(token_digest(join.bot_token), [])
             for session, seat in claimed:
                 if not session.done.is_set():
-                    session.seats[seat].bot_token = join.bot_token  # a resumed match knew only its digest
+                    if not session.seats[seat].bot_token:  # a resumed match knew only its digest: named from now on,
+                        self.named[join.bot_token] += 1  # so the bot is known when it reconnects (``_finished``)
+                    session.seats[seat].bot_token = join.bot_token
                     session.attach(seat, conn, resume.get(session.match_id))
             # reconnect: seats this token held in running matches (the old stream may not have closed yet)
             for session in self.sessions.values():
