@@ -256,3 +256,51 @@ def test_a_new_record_reaches_the_folder_whole_with_its_header_and_opening_lines
     writer.write({"type": "note"})
     writer.close()
     assert [e["type"] for e in read_record(tmp_path / "m1.jsonl")] == ["header", "match", "note"]
+
+
+def test_a_resumed_matchs_bot_token_is_known_when_its_bot_reconnects(tmp_path):
+    """A resumed match knows its bot tokens only by digest until their bots come back; once claimed, the token is
+    named like any other, so the bot may drop and join again on a referee that refuses unknown tokens."""
+    played = tmp_path / "played"
+    with EmbeddedReferee(records_dir=played, default_time=TC) as ref:
+        async def go():
+            async with grpc.aio.insecure_channel(ref.address) as ch:
+                created = await pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+                    variant="fortune", seed="resumed-bots", max_hands=1, max_turns_per_hand=30,
+                    seats=[pb.SeatSpec(name="a", bot_token="bt-a"), pb.SeatSpec(name="b", bot_token="bt-b")]))
+                bots = [PolicyBot(f"b{i}", lambda v: random_policy, seed=i) for i in range(2)]
+                playing = [asyncio.ensure_future(run_bot(b, ref.address, bot_token=t))  # until the referee goes
+                           for b, t in zip(bots, ["bt-a", "bt-b"], strict=True)]
+                await pb_grpc.RefereeStub(ch).GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+                for task in playing:
+                    task.cancel()
+                await asyncio.gather(*playing, return_exceptions=True)
+                return created.match_id
+        match_id = asyncio.run(asyncio.wait_for(go(), 60))
+    lines = (played / f"{match_id}.jsonl").read_text().splitlines(keepends=True)
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / f"{match_id}.jsonl").write_text("".join(lines[:_cut_points(lines)["between moves"]]))
+
+    async def join(address: str) -> str:
+        async with grpc.aio.insecure_channel(address) as ch:
+            out: asyncio.Queue = asyncio.Queue()
+            out.put_nowait(pb.PlayerMessage(join=pb.Join(bot_token="bt-a")))
+
+            async def requests():
+                while (m := await out.get()) is not None:
+                    yield m
+
+            call = pb_grpc.RefereeStub(ch).Play(requests())
+            try:
+                while (await asyncio.wait_for(call.read(), 10)).WhichOneof("body") != "seated":
+                    pass
+                return "seated"
+            except grpc.aio.AioRpcError as exc:
+                return dict(exc.trailing_metadata() or ()).get("rummy-reason", exc.code().name)
+            finally:
+                call.cancel()
+
+    with EmbeddedReferee(records_dir=folder, default_time=TC, unfinished="resume", admin_token="admin") as ref:
+        assert asyncio.run(join(ref.address)) == "seated"  # claimed by its digest
+        assert asyncio.run(join(ref.address)) == "seated"  # and known by name when it comes back
