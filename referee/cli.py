@@ -71,9 +71,12 @@ async def _serve(args: argparse.Namespace) -> None:
     tc = TimeControl(per_move_ms=args.per_move_ms, grace_ms=args.grace_ms, connect_ms=DEFAULT_TIME.connect_ms)
     limits = ServerLimits(**{name: getattr(args, name) for name, _, _ in ServerLimits.flags()})
     admin_token, credentials = _security(args)
-    server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks, tc,
-                                                limits, admin_token=admin_token, credentials=credentials,
-                                                unfinished=args.unfinished, unix_path=args.unix)
+    try:
+        server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks,
+                                                    tc, limits, admin_token=admin_token, credentials=credentials,
+                                                    unfinished=args.unfinished, unix_path=args.unix)
+    except OSError as exc:  # the --unix socket: a missing folder, or a file there that is not a socket
+        raise SystemExit(f"referee serve: {exc.strerror or exc}") from exc
     tune_gc()
     serving = {"event": "serving", "address": f"{args.host}:{port}", "loop": loops.chosen(args.loop)}
     if args.unix:

@@ -760,7 +760,13 @@ def _bind_unix(server: grpc.aio.Server, path: str) -> None:
         p.unlink()
     elif p.exists():
         raise OSError(errno.EEXIST, f"not a socket; refusing to replace it: {path}")
-    if server.add_insecure_port(f"unix:{path}") == 0:
+    if not p.parent.is_dir():
+        raise OSError(errno.ENOENT, f"cannot listen on unix:{path}: no folder {p.parent}")
+    try:
+        bound = server.add_insecure_port(f"unix:{path}")
+    except RuntimeError as exc:  # gRPC's word for a socket it could not bind
+        raise OSError(errno.EADDRNOTAVAIL, f"cannot listen on unix:{path}") from exc
+    if bound == 0:
         raise OSError(errno.EADDRNOTAVAIL, f"cannot listen on unix:{path}")
     os.chmod(path, 0o600)  # bound at once by add_insecure_port; a umask would reach every thread's files
 

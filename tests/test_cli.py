@@ -197,3 +197,17 @@ def test_create_match_with_no_referee_there_exits_1_naming_the_address(tmp_path)
     made = create_match("indian", "--referee", f"unix:{tmp_path}/none.sock", "--wait", "0.5")
     assert made.returncode == 1
     assert made.stderr.startswith(f"referee create-match: cannot reach the referee at unix:{tmp_path}/none.sock")
+
+
+@pytest.mark.parametrize("where", ["no folder", "not a socket"])
+def test_serve_says_in_one_line_why_it_cannot_listen_on_its_unix_socket(tmp_path, where):
+    """``--unix PATH`` in a folder that is not there, or over a file that is not a socket: one line, exit 1 (it was a
+    gRPC traceback)."""
+    path = tmp_path / "missing" / "ref.sock" if where == "no folder" else tmp_path / "a-file"
+    if where == "not a socket":
+        path.write_text("mine")
+    done = subprocess.run([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--unix", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and str(path) in done.stderr, done.stderr
+    assert where != "not a socket" or path.read_text() == "mine"
