@@ -217,6 +217,8 @@ REASONS: tuple[Reason, ...] = (
     # ------------------------------------------------------------ service
     Reason("NO_SUCH_MATCH", "service", ("NOT_FOUND",), "no live match by that id (on Play: an ActionRejected for an "
            "answer naming another match)"),
+    Reason("IDEMPOTENCY_KEY_REUSED", "service", ("ALREADY_EXISTS",), "CreateMatch: this idempotency key made a match "
+           "from a different request; a new match needs a new key"),
     Reason("MATCH_OVER", "service", FP, "the match is over; GetResult has its result"),
     Reason("STALE_REQUEST", "service", NONE, "an answer to a request that is no longer open (ActionRejected)"),
     Reason("NO_HAND", "service", FP, "search: no hand is in play in this match (or the match is over)"),

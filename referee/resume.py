@@ -58,6 +58,7 @@ class Unfinished:
     inputs: tuple[dict[str, Any], ...]
     lines: int
     restarts: int  # restarts already resumed from this record (``resumed`` lines)
+    idempotency: tuple[str, str] | None = None  # the CreateMatch idempotency key and request digest, if it had one
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ def recover(path: Path | str) -> Unfinished | Unresumable | None:
         return Unresumable(path, match_id, f"its header names {len(names)} seats for a {seats}-seat match")
     return Unfinished(path, match_id, config, tuple(map(str, names)), tuple(map(str, seat_digests)),
                       tuple(map(str, bot_digests)), dict(tc) if isinstance(tc, dict) else {}, tuple(inputs),
-                      len(produced), sum(1 for e in entries if e["type"] == RESUMED))
+                      len(produced), sum(1 for e in entries if e["type"] == RESUMED),
+                      (str(key), str(header.get("request_sha256", ""))) if (key := header.get("idempotency_key")) else None)
 
 
 def mark_aborted(path: Path | str, reason: str) -> bool:

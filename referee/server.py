@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import hmac
 import os
 import secrets
@@ -57,8 +58,21 @@ UNFINISHED_MODES = ("resume", "abort", "leave")
 RECORDS_PROBE_S = 5.0  # how often the records folder is probed (a small write): health follows what it finds
 HEALTH_NAMES = ("", "rummy.referee.v1.Referee")  # the health entries a records folder that cannot be written turns off
 
+class KeyReused(RefereeError):
+    """A CreateMatch idempotency key sent again with a different request (``ALREADY_EXISTS``)."""
+
+
+def request_digest(request: pb.CreateMatchRequest) -> str:
+    """What a CreateMatch asked for, idempotency key aside: a repeat must ask for the same match."""
+    copy = pb.CreateMatchRequest()
+    copy.CopyFrom(request)
+    copy.ClearField("idempotency_key")
+    return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
+
+
 # One table maps the referee's exceptions to gRPC status codes.
 STATUS_FOR: dict[type[RefereeError], grpc.StatusCode] = {
+    KeyReused: grpc.StatusCode.ALREADY_EXISTS,
     InvalidAction: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidOption: grpc.StatusCode.INVALID_ARGUMENT,
     IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
@@ -91,6 +105,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.default_time = default_time
         self.keep_finished = keep_finished if keep_finished is not None else limits.max_finished_kept
         self.sessions: dict[str, MatchSession] = {}
+        self.by_key: dict[str, tuple[str, str]] = {}  # CreateMatch idempotency key -> (match id, request digest)
         self.finished: list[str] = []
         self.bots: dict[str, Connection] = {}  # bot token -> its live connection
         self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
@@ -243,6 +258,9 @@ class RefereeService(pb_grpc.RefereeServicer):
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, REASON_UNWRITABLE,
                          f"no match can be recorded: {self.records_error.message}")
         try:
+            if request.idempotency_key and (made := self._repeat(request)) is not None:
+                self.log.info("match_create_repeated", match_id=made.match_id)
+                return pb.CreateMatchResponse(match_id=made.match_id, seat_tokens=[""] * len(made.seats))
             session = self._create(request, _client(context))
         except RecordsUnwritable as exc:
             self.records_failed(exc)
@@ -253,6 +271,19 @@ class RefereeService(pb_grpc.RefereeServicer):
             await _abort_with(context, exc)
             raise AssertionError("unreachable") from exc
         return pb.CreateMatchResponse(match_id=session.match_id, seat_tokens=[s.token for s in session.seats])
+
+    def _repeat(self, request: pb.CreateMatchRequest) -> MatchSession | None:
+        """The match a CreateMatch with this idempotency key made already (its first answer was lost), or None.
+        :raises IdempotencyKeyReused: the key names a match made by a different request."""
+        check_text("the idempotency key", request.idempotency_key, self.limits.max_id_length)
+        made = self.by_key.get(request.idempotency_key)
+        if made is None:
+            return None
+        match_id, digest = made
+        if digest != request_digest(request):
+            raise KeyReused("IDEMPOTENCY_KEY_REUSED", f"the idempotency key {shown(request.idempotency_key)} made match "
+                            f"{match_id} from a different CreateMatch request; a new match needs a new key")
+        return self.sessions.get(match_id)
 
     def _live(self, client: str | None = None) -> int:
         """Running matches (of ``client``): counted as they start and end, not by walking every kept session."""
@@ -314,9 +345,13 @@ class RefereeService(pb_grpc.RefereeServicer):
                            max_rejections=self.default_time.max_rejections)
         match_id = secrets.token_hex(6)
         names = [s.name or f"seat{i}" for i, s in enumerate(request.seats)]
+        key = request.idempotency_key
         session = MatchSession(match_id, config, names, tokens, time, self.records_dir, on_finish=self._finished,
-                               limits=self.limits, client=client)
+                               limits=self.limits, client=client,
+                               idempotency=(key, request_digest(request)) if key else None)
         self.sessions[match_id] = session
+        if key:
+            self.by_key[key] = (match_id, request_digest(request))
         for seat, token in enumerate(tokens):
             if not token:
                 continue
@@ -347,7 +382,9 @@ class RefereeService(pb_grpc.RefereeServicer):
                 else:
                     del waiting[token]
         while len(self.finished) > self.keep_finished:
-            self.sessions.pop(self.finished.pop(0), None)
+            forgotten = self.sessions.pop(self.finished.pop(0), None)
+            if forgotten is not None and forgotten.idempotency is not None:
+                self.by_key.pop(forgotten.idempotency[0], None)
 
     def recover_unfinished(self, mode: str = "resume") -> list[MatchSession]:
         """At start: the matches this referee's records folder shows unfinished (a referee killed mid-match) are
@@ -381,6 +418,8 @@ class RefereeService(pb_grpc.RefereeServicer):
                 self.log.exception("match_not_resumed", match_id=found.match_id)
                 continue
             self.sessions[session.match_id] = session
+            if found.idempotency is not None:
+                self.by_key[found.idempotency[0]] = (session.match_id, found.idempotency[1])
             for seat, s in enumerate(session.seats):
                 if s.bot_token_hash:
                     self.waiting_digest.setdefault(s.bot_token_hash, []).append((session, seat))

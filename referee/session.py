@@ -277,6 +277,7 @@ class MatchSession:
         limits: ServerLimits = DEFAULT_LIMITS,
         client: str = "",
         resume: Unfinished | None = None,
+        idempotency: tuple[str, str] | None = None,
     ) -> None:
         self.match_id = match_id
         self.time = time_control
@@ -295,6 +296,8 @@ class MatchSession:
         self.log = get_logger(match_id=match_id, variant=config.variant)
         self.result: pb.MatchResult | None = None
         self.resumed = resume is not None
+        # the CreateMatch idempotency key and request digest (in the record, so a restart still knows them)
+        self.idempotency = idempotency if resume is None else resume.idempotency
         if resume is not None:
             self._resume(resume, config, seat_names)
             return
@@ -311,6 +314,8 @@ class MatchSession:
         if records_dir:
             header = {"seat_names": seat_names, "seat_token_sha256": [s.token_hash for s in self.seats],
                       "bot_token_sha256": [s.bot_token_hash for s in self.seats], "time_control": asdict(time_control)}
+            if idempotency is not None:
+                header["idempotency_key"], header["request_sha256"] = idempotency
             self.writer = self._record.writer = RecordWriter(records_dir, match_id, header,
                                                              max_bytes=limits.max_record_bytes, opening=self._record.early)
         self._record.early = []

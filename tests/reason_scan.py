@@ -33,12 +33,13 @@ ERROR_STATUS = {
     "NotSearchable": "FAILED_PRECONDITION",
     "KnowledgeMismatch": "INTERNAL",
     "OutOfTime": "DEADLINE_EXCEEDED",
+    "KeyReused": "ALREADY_EXISTS",
 }
 # the browser viewer answers HTTP with its own codes (HTTP statuses, not gRPC): not in this list
 EXCLUDED = {"referee/viewer.py", "referee/reasons.py"}  # and the list itself
 VERDICT_FUNCTIONS = {"_why_invalid", "judge_declaration"}
 GRPC_STATUS = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "PERMISSION_DENIED", "UNAUTHENTICATED",
-               "NOT_FOUND", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"}
+               "NOT_FOUND", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "ALREADY_EXISTS"}
 
 
 @dataclass(frozen=True)

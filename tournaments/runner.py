@@ -72,6 +72,9 @@ class MatchRequest:
     max_hands: int | None = None
     forfeit_after: int | None = None
     timeout_s: float = 3600.0
+    # names this try of the game to the referee: a CreateMatch asked again after a lost answer (a restart) gets the
+    # match the first made instead of a second, orphaned one
+    idempotency_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,7 @@ async def play_games(
     consecutive = 0
     inflight = 0
     t0 = time.monotonic()
+    instance = secrets.token_hex(6)  # this call's games: a later run (other bot tokens) makes matches of its own
 
     def halt(reason: str) -> None:
         if not stats.stop_reason:
@@ -349,7 +353,7 @@ async def play_games(
             game, attempt = queue.popleft()
             last_deal = max(last_deal, game.deal)
             started = time.monotonic()
-            req = request_for(config, game)
+            req = dataclasses.replace(request_for(config, game), idempotency_key=f"{instance}/{game.key}/{attempt}")
             inflight += 1
             try:
                 out = await asyncio.wait_for(match_fn(req), req.timeout_s)
@@ -495,6 +499,7 @@ def _create_request(req: MatchRequest, tokens: Sequence[str]) -> Any:
         max_turns_per_hand=req.max_turns_per_hand or 0,
         max_hands=req.max_hands or 0,
         forfeit_after=req.forfeit_after or 0,
+        idempotency_key=req.idempotency_key,
     )
 
 

@@ -87,6 +87,40 @@ def test_a_referee_away_for_a_few_seconds_is_waited_for_and_the_run_completes(tm
         assert s.failures() == []  # a restart is not a failed match
 
 
+class KeyLogging(Restarting):
+    """A restarting referee that notes the idempotency key of every CreateMatch, refused or not."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.keys: list[tuple[str, str]] = []
+
+    async def __call__(self, req: MatchRequest) -> MatchOutcome:
+        self.keys.append((req.game.key, req.idempotency_key))
+        return await super().__call__(req)
+
+
+def test_a_game_asked_again_after_the_referee_was_away_carries_the_same_idempotency_key(tmp_path: Path) -> None:
+    """The referee may have made the match before it went away (its answer lost): the same key lets the restarted
+    referee answer with that match (resumed from its record) instead of leaving it orphaned. A failed game tried
+    again, and a later run, get new keys: they are new matches."""
+    config = fake_config(tmp_path / "out", games_per_pairing=4, concurrency=2)
+    first = KeyLogging(down_at=1e9, down_s=0)
+    run_tournament(fake_config(tmp_path / "probe", games_per_pairing=4, concurrency=2), backend=static_backend(first),
+                   handle_signals=False)
+    failing = first.keys[0][0]  # a game scheduled early, failing once (before the referee goes away)
+    fake = KeyLogging(down_at=0.05, down_s=1.0, delay=0.02, fail={failing: 1})
+    stats = run_tournament(config, backend=static_backend(fake), handle_signals=False)
+    assert stats.played == len(first.keys) and stats.failed == 1 and fake.refused > 0
+    by_game: dict[str, list[str]] = {}
+    for game, key in fake.keys:
+        by_game.setdefault(game, []).append(key)
+    repeated = [g for g, keys in by_game.items() if len(keys) > 1 and g != failing]
+    assert repeated and all(len(set(by_game[g])) == 1 for g in repeated), "a repeat after UNAVAILABLE keeps its key"
+    assert len(set(by_game[failing])) == 2, "a failed game tried again is a new match: a new key"
+    assert not {k for _, k in first.keys} & {k for _, k in fake.keys}, "another run: other keys"
+    assert all(key for _, key in fake.keys)
+
+
 def test_a_referee_that_never_comes_back_stops_the_run_after_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RUMMY_REFEREE_RETRY_S", "1.5")
     config = fake_config(tmp_path / "out", games_per_pairing=10, concurrency=4)

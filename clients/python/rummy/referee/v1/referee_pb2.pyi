@@ -582,7 +582,7 @@ class SeatSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., bot_token: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("variant", "options", "seats", "teams", "seed", "time_control", "decks", "max_turns_per_hand", "max_hands", "forfeit_after")
+    __slots__ = ("variant", "options", "seats", "teams", "seed", "time_control", "decks", "max_turns_per_hand", "max_hands", "forfeit_after", "idempotency_key")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -600,6 +600,7 @@ class CreateMatchRequest(_message.Message):
     MAX_TURNS_PER_HAND_FIELD_NUMBER: _ClassVar[int]
     MAX_HANDS_FIELD_NUMBER: _ClassVar[int]
     FORFEIT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     variant: str
     options: _containers.ScalarMap[str, str]
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
@@ -610,7 +611,8 @@ class CreateMatchRequest(_message.Message):
     max_turns_per_hand: int
     max_hands: int
     forfeit_after: int
-    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., teams: _Optional[_Iterable[int]] = ..., seed: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., decks: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., max_turns_per_hand: _Optional[int] = ..., max_hands: _Optional[int] = ..., forfeit_after: _Optional[int] = ...) -> None: ...
+    idempotency_key: str
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., teams: _Optional[_Iterable[int]] = ..., seed: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., decks: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., max_turns_per_hand: _Optional[int] = ..., max_hands: _Optional[int] = ..., forfeit_after: _Optional[int] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "seat_tokens")

@@ -3402,8 +3402,13 @@ type CreateMatchRequest struct {
 	MaxTurnsPerHand uint32                 `protobuf:"varint,8,opt,name=max_turns_per_hand,json=maxTurnsPerHand,proto3" json:"max_turns_per_hand,omitempty"` // 0: default
 	MaxHands        uint32                 `protobuf:"varint,9,opt,name=max_hands,json=maxHands,proto3" json:"max_hands,omitempty"`                          // 0: default
 	ForfeitAfter    uint32                 `protobuf:"varint,10,opt,name=forfeit_after,json=forfeitAfter,proto3" json:"forfeit_after,omitempty"`             // consecutive missed turns; 0: the variant's default
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// A client's name for this request: a repeat with the same key (the first answer was lost to a dropped
+	// connection or a referee restart) answers with the match the first made, even across a restart (the key is in
+	// its record), instead of making a second; seat tokens are given once, so a repeat answers them empty. The
+	// same key with a different request is refused (ALREADY_EXISTS, IDEMPOTENCY_KEY_REUSED).
+	IdempotencyKey string `protobuf:"bytes,11,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateMatchRequest) Reset() {
@@ -3504,6 +3509,13 @@ func (x *CreateMatchRequest) GetForfeitAfter() uint32 {
 		return x.ForfeitAfter
 	}
 	return 0
+}
+
+func (x *CreateMatchRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 type CreateMatchResponse struct {
@@ -4453,7 +4465,7 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"connect_ms\x18\x04 \x01(\rR\tconnectMs\";\n" +
 	"\bSeatSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\tbot_token\x18\x02 \x01(\tR\bbotToken\"\x81\x04\n" +
+	"\tbot_token\x18\x02 \x01(\tR\bbotToken\"\xaa\x04\n" +
 	"\x12CreateMatchRequest\x12\x18\n" +
 	"\avariant\x18\x01 \x01(\tR\avariant\x12K\n" +
 	"\aoptions\x18\x02 \x03(\v21.rummy.referee.v1.CreateMatchRequest.OptionsEntryR\aoptions\x120\n" +
@@ -4465,7 +4477,8 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x12max_turns_per_hand\x18\b \x01(\rR\x0fmaxTurnsPerHand\x12\x1b\n" +
 	"\tmax_hands\x18\t \x01(\rR\bmaxHands\x12#\n" +
 	"\rforfeit_after\x18\n" +
-	" \x01(\rR\fforfeitAfter\x1a:\n" +
+	" \x01(\rR\fforfeitAfter\x12'\n" +
+	"\x0fidempotency_key\x18\v \x01(\tR\x0eidempotencyKey\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
