@@ -46,6 +46,28 @@ def _raise_nofile() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def _rss_mib(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:  # gone meanwhile
+        pass
+    return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
 class Referee:
     """``referee serve`` with records and the viewer, in its own process."""
 
@@ -58,11 +80,8 @@ class Referee:
         self.http = json.loads(self.proc.stdout.readline())["url"].rstrip("/")
 
     def rss_mib(self) -> float:
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
+        """The referee's resident memory with its children's (the viewer process, the search workers)."""
+        return sum(_rss_mib(pid) for pid in (self.proc.pid, *_children(self.proc.pid)))
 
     def stop(self) -> None:
         self.proc.terminate()

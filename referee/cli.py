@@ -83,14 +83,19 @@ async def _serve(args: argparse.Namespace) -> None:
         serving["unix"] = f"unix:{args.unix}"
     print(json.dumps(serving), flush=True)
     viewer = None
-    if args.http is not None:
-        from referee.viewer import start_viewer
+    if args.http is not None:  # in a process of its own (referee.viewer_process): web clients never share the loop
+        from referee.viewer_process import ViewerProcess, ViewerStartFailed
 
-        viewer, http_port = await start_viewer(args.records, service, args.host, args.http)
-        print(json.dumps({"event": "viewer", "url": f"http://{args.host}:{http_port}/"}), flush=True)
+        try:
+            viewer = await asyncio.to_thread(ViewerProcess, args.records, args.host, args.http, limits,
+                                             log_level=args.log_level, log_format=args.log_format)
+        except ViewerStartFailed as exc:
+            await server.stop(grace=None)
+            raise SystemExit(f"referee serve: {exc}") from exc
+        print(json.dumps({"event": "viewer", "url": f"http://{args.host}:{viewer.port}/"}), flush=True)
     await _until_stopped()
     if viewer is not None:
-        await viewer.cleanup()
+        await asyncio.to_thread(viewer.close)
     await server.stop(grace=2)
     if service.search is not None:
         service.search.close()

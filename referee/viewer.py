@@ -762,8 +762,15 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
                 raise _Refused(403, "HIDDEN_WHILE_RUNNING", str(exc)) from exc
 
     async def list_live(request: web.Request) -> web.Response:
+        if service is None:  # a viewer of its own (referee.viewer_process): the records with no result yet
+            await listing.page(1, None)  # (brings the index up to date)
+            rows = [r for r in listing.rows.values() if not (r["complete"] or r["aborted"])]
+            rows.sort(key=lambda r: -r["_ns"])
+            return as_json(orjson.dumps({"live": [
+                {"match_id": r["match_id"], "variant": r["variant"], "seat_names": r["seat_names"], "hands_played": None,
+                 "recorded": True} for r in rows[:5000]]}))
         out = []
-        for session in list(service.sessions.values())[:5000] if service is not None else []:
+        for session in list(service.sessions.values())[:5000]:
             if session.done.is_set():
                 continue
             out.append({"match_id": session.match_id, "variant": session.match.variant.name,

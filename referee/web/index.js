@@ -43,7 +43,7 @@ async function refresh() {
       cell(row, m.match_id, m.recorded ? `/live/${encodeURIComponent(m.match_id)}` : null);
       cell(row, m.variant);
       cell(row, m.seat_names.join(" vs "));
-      cell(row, `${m.hands_played} hands played`);
+      cell(row, m.hands_played == null ? "playing" : `${m.hands_played} hands played`);
       liveBody.append(row);
     }
     document.getElementById("no-live").hidden = live.length > 0;
