@@ -32,6 +32,8 @@ def add_parsers(lsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                           "a house bot the ladder runs", usage="tournament ladder bots add NAME [--version V] [-- COMMAND...]")
     add.add_argument("name")
     add.add_argument("--version", default="1", help="a new version is a new entry with its own history (default 1)")
+    add.add_argument("--sandbox", choices=("bwrap", "none"), default="", help="a house bot's sandbox (default: the "
+                     "ladder's sandbox setting, else bwrap where it works)")
     _config_arg(add)
     lst = bsub.add_parser("list", help="every registered bot: kind, state, games")
     lst.add_argument("--all", action="store_true", help="revoked bots too")
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
         if args.ladder_cmd == "status":
             return _status(cfg, console)
         if args.bots_cmd == "add":
-            return _add(cfg, args.name, args.version, command, console, err)
+            return _add(cfg, args.name, args.version, command, console, err, args.sandbox)
         if args.bots_cmd == "list":
             return _list(cfg, args.all, console)
         return _revoke(cfg, args.name, console)
@@ -69,7 +71,8 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
         return 2
 
 
-def _add(cfg: object, name: str, version: str, command: Sequence[str], console: Console, err: Console) -> int:
+def _add(cfg: object, name: str, version: str, command: Sequence[str], console: Console, err: Console,
+         sandbox: str = "") -> int:
     from tournaments.botproc import cannot_start
     from tournaments.config import BotSpec
     from tournaments.ladder.config import LadderConfig
@@ -83,7 +86,7 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
             why = cannot_start(BotSpec(name, tuple(command), Path.cwd()))
             if why is not None:
                 raise ValueError(f"house bot {name}@{version} cannot start: {why}; nothing was added")
-            bot = store.add_bot(name, version, "house", None, command, str(Path.cwd()))
+            bot = store.add_bot(name, version, "house", None, command, str(Path.cwd()), sandbox)
             console.print(f"registered house bot {bot.label}: the ladder starts it (sandboxed where it can) and "
                           "restarts it", highlight=False)
             return 0
@@ -136,8 +139,11 @@ def _status(cfg: object, console: Console) -> int:
     from tournaments.ladder.web import fetch_leaderboard, leaderboard_from_store, print_leaderboard
 
     assert isinstance(cfg, LadderConfig)
-    board = fetch_leaderboard(cfg.web) if cfg.web else None
-    source = f"http://{cfg.web}" if board is not None else f"{cfg.db} (the service does not answer: online unknown)"
+    from tournaments.ladder.service import read_addresses
+
+    web = read_addresses(cfg).get("web", "").removeprefix("http://") or cfg.web
+    board = fetch_leaderboard(web) if web else None
+    source = f"http://{web}" if board is not None else f"{cfg.db} (the service does not answer: online unknown)"
     if board is None:
         board = leaderboard_from_store(cfg.db)
     print_leaderboard(board, console, source)

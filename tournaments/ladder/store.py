@@ -26,7 +26,7 @@ from tournaments.faults import SeatFaults
 __all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "LadderStore", "SqliteLadderStore", "StoreTooNew",
            "BotExists", "NoSuchBot", "SCHEMA_VERSION", "MIGRATIONS", "check_name", "parse_ref"]
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
 
 
@@ -45,7 +45,7 @@ class NoSuchBot(LookupError):
 def check_name(name: str, version: str) -> None:
     """:raises ValueError: a name or version that would not be safe in a URL, a file name or a log line."""
     if not _NAME.match(name):
-        raise ValueError(f"a bot name is 1-48 letters, digits, '_', '.', '-' (first a letter or digit), not {name[:60]!r}")
+        raise ValueError(f"a bot name is 1-40 letters, digits, '_', '.', '-' (first a letter or digit), not {name[:60]!r}")
     if not _VERSION.match(version):
         raise ValueError(f"a version is 1-16 letters, digits, '_', '.', '-', not {version[:30]!r}")
 
@@ -69,6 +69,7 @@ class BotRow:
     paused_until: float | None = None
     pause_reason: str = ""
     pauses: int = 0
+    sandbox: str = ""  # a house bot's "bwrap" or "none"; "": the ladder's choice
 
     @property
     def label(self) -> str:
@@ -128,7 +129,7 @@ class LadderStore(Protocol):
     """What the service, the CLI and the web page need of the results, whatever holds them."""
 
     def add_bot(self, name: str, version: str, kind: str, key_digest: str | None, command: Sequence[str] = (),
-                cwd: str = "") -> BotRow: ...
+                cwd: str = "", sandbox: str = "") -> BotRow: ...
     def bots(self, include_revoked: bool = False) -> list[BotRow]: ...
     def find(self, name: str, version: str | None = None) -> list[BotRow]: ...
     def revoke(self, name: str, version: str | None = None) -> list[BotRow]: ...
@@ -156,7 +157,7 @@ CREATE TABLE bots (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, version TEXT NOT NULL, kind TEXT NOT NULL,
     key_digest TEXT UNIQUE, command TEXT NOT NULL DEFAULT '[]', cwd TEXT NOT NULL DEFAULT '',
     created_at REAL NOT NULL, revoked_at REAL, paused_until REAL, pause_reason TEXT NOT NULL DEFAULT '',
-    pauses INTEGER NOT NULL DEFAULT 0, UNIQUE (name, version));
+    pauses INTEGER NOT NULL DEFAULT 0, sandbox TEXT NOT NULL DEFAULT '', UNIQUE (name, version));
 CREATE TABLE deals (key TEXT PRIMARY KEY, at REAL NOT NULL, bots TEXT NOT NULL, why TEXT NOT NULL);
 CREATE TABLE games (
     id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, deal TEXT NOT NULL, rotation INTEGER NOT NULL,
@@ -247,21 +248,22 @@ class SqliteLadderStore:
 
     # ------------------------------------------------------------ bots
 
-    _BOT_COLS = "id, name, version, kind, command, cwd, created_at, revoked_at, paused_until, pause_reason, pauses"
+    _BOT_COLS = ("id, name, version, kind, command, cwd, created_at, revoked_at, paused_until, pause_reason, pauses, "
+                 "sandbox")
 
     @staticmethod
     def _bot(r: Sequence[Any]) -> BotRow:
-        return BotRow(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7], r[8], r[9], r[10])
+        return BotRow(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7], r[8], r[9], r[10], r[11])
 
     def add_bot(self, name: str, version: str, kind: str, key_digest: str | None, command: Sequence[str] = (),
-                cwd: str = "") -> BotRow:
+                cwd: str = "", sandbox: str = "") -> BotRow:
         """:raises BotExists: ``name@version`` is registered already (revoked or not: a label is never reused)."""
         check_name(name, version)
         try:
             with self._tx():
                 cur = self.db.execute(
-                    "INSERT INTO bots (name, version, kind, key_digest, command, cwd, created_at) VALUES (?,?,?,?,?,?,?)",
-                    (name, version, kind, key_digest, _j(list(command)), cwd, time.time()))
+                    "INSERT INTO bots (name, version, kind, key_digest, command, cwd, created_at, sandbox) "
+                    "VALUES (?,?,?,?,?,?,?,?)", (name, version, kind, key_digest, _j(list(command)), cwd, time.time(), sandbox))
         except sqlite3.IntegrityError as exc:
             raise BotExists(f"{name}@{version} is registered already: register a new version (--version)") from exc
         return self.bot(int(cur.lastrowid or 0))
