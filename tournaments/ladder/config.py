@@ -95,6 +95,9 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
     import dataclasses
 
     game = dataclasses.replace(game, bots=())
+    if game.team_play:
+        raise ConfigError("ladder.variant", f"{game.variant} is a partnership game: a bot would hold two seats, and a "
+                          "remote bot has one stream (COM-6); the ladder plays free-for-all variants")
 
     def num(key: str, default: float, low: float, integer: bool = True) -> Any:
         v = t.get(key, default)
