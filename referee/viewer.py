@@ -645,9 +645,11 @@ def _int_param(request: web.Request, name: str, default: int, low: int, high: in
 
 
 def create_viewer_app(records: Path | str | None, service: RefereeService | None = None,
-                      limits: ServerLimits = DEFAULT_LIMITS, tuning: Tuning = Tuning()) -> web.Application:
+                      limits: ServerLimits = DEFAULT_LIMITS, tuning: Tuning = Tuning(),
+                      routes: Iterable[web.AbstractRouteDef] = ()) -> web.Application:
     """The viewer's routes over the records in ``records`` (a folder or one file), and the live matches of
-    ``service`` when it runs on the same event loop."""
+    ``service`` when it runs on the same event loop. ``routes``: another app's, served first under the same limits
+    (the ladder's pages; a ``/metrics``)."""
     shelf = RecordShelf(records)
     stats = ViewerStats()
     jobs = _Jobs(limits.viewer_jobs, tuning.waiting_jobs, stats)
@@ -932,6 +934,7 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
     app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     app.add_routes([
+        *routes,
         web.get("/", page),
         web.get("/{kind:replay|live}/{match_id}", page),
         web.get("/static/{name}", static),
@@ -946,11 +949,12 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
 
 async def start_viewer(records: Path | str | None, service: RefereeService | None = None, host: str = "127.0.0.1",
                        port: int = 0, limits: ServerLimits | None = None,
-                       tuning: Tuning = Tuning()) -> tuple[web.AppRunner, int]:
+                       tuning: Tuning = Tuning(), routes: Iterable[web.AbstractRouteDef] = ()
+                       ) -> tuple[web.AppRunner, int]:
     """A started viewer on ``host:port`` (0 picks a port); returns its runner (``await runner.cleanup()`` stops
     it) and the port. ``limits`` default to the service's own (``referee serve``'s flags)."""
     limits = limits or (service.limits if service is not None else DEFAULT_LIMITS)
-    app = create_viewer_app(records, service, limits, tuning)
+    app = create_viewer_app(records, service, limits, tuning, routes)
     conns = _Connections(limits, tuning, app[STATS])
     app[CONNECTIONS] = conns
     # keepalive_timeout bounds both an idle connection and one still sending its request's headers (aiohttp

@@ -1,4 +1,5 @@
-"""``tournament run CONFIG``, ``tournament ladder add CONFIG NAME -- COMMAND...``, ``tournament ratings
+"""``tournament run CONFIG``, ``tournament ladder add CONFIG NAME -- COMMAND...``, ``tournament ladder serve CONFIG``
+(and ``ladder bots``, ``ladder status``: :mod:`tournaments.ladder.cli`), ``tournament ratings
 DB_OR_OUTPUT_DIR [--history]``, ``tournament report DB_OR_OUTPUT_DIR --html OUT``, ``tournament schedule CONFIG``."""
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("config", type=Path, help="tournament TOML file")
     _run_args(run)
 
-    lad = sub.add_parser("ladder", help="a continuing ladder: add a bot to its pool")
+    lad = sub.add_parser("ladder", help="the ladder service (serve, bots, status), or a continuing tournament "
+                         "ladder's add")
     lsub = lad.add_subparsers(dest="ladder_cmd", required=True)
+    from tournaments.ladder.cli import add_parsers
+
+    add_parsers(lsub)
     add = lsub.add_parser("add", help="add a bot, play its games against the pool, rate everyone again",
                           usage="tournament ladder add CONFIG NAME [options] -- COMMAND...")
     add.add_argument("config", type=Path, help="the ladder's TOML file (schedule = \"ladder\", no pool)")
@@ -152,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(own)
     console = Console()
     err = Console(stderr=True)
+    if args.cmd == "ladder" and args.ladder_cmd != "add":
+        from tournaments.ladder.cli import run as run_ladder
+
+        return run_ladder(args, command, console, err)
     if args.cmd == "report":
         try:
             paths = write_html(args.db, args.html, args.anchor, args.anchor_rating or 1500.0, 0.0, args.bootstrap)

@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -177,9 +177,11 @@ def _expit(x: np.ndarray) -> np.ndarray:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * x)))  # the logistic function, without overflow
 
 
-def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray, float]:
-    """Newton's method on the natural-log-odds strengths x (x[0] held at 0). Returns x (mean 0), the
-    Hessian of the negative log likelihood at x, and the log likelihood."""
+def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int = 200,
+         x0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Newton's method on the natural-log-odds strengths x (x[0] held where it starts). Returns x (mean 0), the
+    Hessian of the negative log likelihood at x, and the log likelihood. ``x0``: where to start (a previous fit's
+    strengths: a refit after a few more games then takes a step or two)."""
     n = score.shape[0]
 
     def nll(x: np.ndarray) -> float:
@@ -195,7 +197,7 @@ def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int
         np.fill_diagonal(h, w.sum(axis=1) - np.diag(w))
         return g, h
 
-    x = np.zeros(n)
+    x = np.zeros(n) if x0 is None else np.array(x0, dtype=float)
     f = nll(x)
     for _ in range(max_iter):
         g, h = grad_hess(x)
@@ -225,9 +227,11 @@ def fit_elo(
     bootstrap: int = 0,
     seed: int = 0,
     names: Sequence[str] | None = None,
+    init: Mapping[str, float] | None = None,
 ) -> EloFit:
-    """Fit Elo ratings to ``results`` (or precomputed pairwise totals). :raises ValueError: when the bots
-    split into groups that never met (no common scale exists)."""
+    """Fit Elo ratings to ``results`` (or precomputed pairwise totals). ``init``: ratings to start from (Elo on any
+    scale, e.g. the last fit's: a warm start; bots without one start at the others' mean). :raises ValueError: when
+    the bots split into groups that never met (no common scale exists)."""
     res_list: list[Result] | None = None
     if isinstance(results, Pairwise):
         pw = results
@@ -247,7 +251,12 @@ def fit_elo(
 
     prior = 0.0 if _strongly_connected(pw.score) else 1.0
     score, games = _with_prior(pw.score, pw.games, prior)
-    x, h, loglik = _mle(score, games)
+    x0 = None
+    if init:
+        known = [init[b] for b in pw.names if b in init]
+        mean = sum(known) / len(known) if known else 0.0
+        x0 = np.array([init.get(b, mean) for b in pw.names]) / ELO_SCALE
+    x, h, loglik = _mle(score, games, x0=x0)
     ratings = x * ELO_SCALE
     cov = _covariance(h, anchor_index=pw.names.index(anchor) if anchor else None) * ELO_SCALE**2
     ratings = _rescale(ratings, pw.names, anchor, anchor_rating, average)

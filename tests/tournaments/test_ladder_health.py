@@ -1,0 +1,38 @@
+"""A bot that keeps failing is paused with the reason (its faults and a house bot's last log lines), for longer
+after each failed retry, and a clean game ends the series."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from tournaments.ladder.health import MAX_PAUSE_S, log_tail, pause_length, pause_reason
+from tournaments.ladder.store import GameRow
+
+
+def _game(i: int, forfeited: tuple[int, ...]) -> GameRow:
+    return GameRow(i, f"d|r{i}", "d", 0, (7, 8), ((0,), (1,)), forfeited, (0, 0), "x", f"m{i}", 0.0)
+
+
+def test_only_a_run_of_failed_games_pauses() -> None:
+    failing = [_game(i, (1,)) for i in range(4)]
+    assert pause_reason(failing[:3], 8, 4) is None  # too few games yet
+    assert pause_reason([_game(9, ()), *failing[:3]], 8, 4) is None  # the newest game was clean
+    assert pause_reason(failing, 7, 4) is None  # the other seat failed, not bot 7
+    why = pause_reason(failing, 8, 4, [(Counter({"CARD_NOT_IN_HAND": 5}), 2, 1)], "Traceback | KeyError: 'x'")
+    assert why is not None
+    assert "forfeited its last 4 games" in why and "CARD_NOT_IN_HAND x5" in why and "2 missed deadlines" in why
+    assert "1 disconnects" in why and why.endswith("KeyError: 'x'")
+    assert "did not join" in (pause_reason(failing, 8, 4) or "")
+
+
+def test_pauses_double_up_to_a_day() -> None:
+    assert [pause_length(n, 300) for n in range(3)] == [300, 600, 1200]
+    assert pause_length(40, 300) == MAX_PAUSE_S
+
+
+def test_log_tail_is_the_last_lines_on_one_line(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    log.write_text("".join(f"line {i}\n" for i in range(100)) + "\n")
+    assert log_tail(log, 3) == "line 97 | line 98 | line 99"
+    assert log_tail(tmp_path / "missing.log") == ""

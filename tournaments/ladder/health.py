@@ -1,0 +1,71 @@
+"""When a bot keeps failing: pause it, say why, try again later.
+
+A game *failed* for a bot when the referee forfeited its seat (it never joined, went away, or ran out of refusals
+or missed deadlines: ``forfeit_after``). A bot whose last ``pause_after`` games all failed is paused: it is not
+scheduled until its pause ends, so a broken bot is not rated down game after game while it is broken (its rating
+keeps what it earned). The first pause lasts ``pause_s``; each pause that follows a failed retry doubles it, up to
+a day; a clean game ends the series. The reason names the faults of those games and, for a house bot, the last
+lines of its log.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from tournaments.ladder.store import GameRow
+
+__all__ = ["failed", "pause_reason", "pause_length", "log_tail", "MAX_PAUSE_S"]
+
+MAX_PAUSE_S = 86400.0
+
+
+def failed(game: GameRow, bot: int) -> bool:
+    return any(0 <= s < len(game.seats) and game.seats[s] == bot for s in game.forfeited)
+
+
+def pause_reason(recent: Sequence[GameRow], bot: int, n: int, faults: Sequence[tuple[Counter[str], int, int]] = (),
+                 tail: str = "") -> str | None:
+    """Why the bot is paused now, or None: its last ``n`` games (newest first) did not all fail.
+    ``faults``: (refused by reason code, timed out, disconnects) of each of those games."""
+    if len(recent) < n or not all(failed(g, bot) for g in recent[:n]):
+        return None
+    refused: Counter[str] = Counter()
+    timed_out = disconnects = 0
+    for r, t, d in faults:
+        refused.update(r)
+        timed_out += t
+        disconnects += d
+    parts = [f"forfeited its last {n} games"]
+    if refused:
+        parts.append("refused answers: " + ", ".join(f"{c} x{k}" for c, k in refused.most_common(4)))
+    if timed_out:
+        parts.append(f"{timed_out} missed deadlines")
+    if disconnects:
+        parts.append(f"{disconnects} disconnects")
+    if not refused and not timed_out and not disconnects:
+        parts.append("it did not join or answer in time")
+    reason = "; ".join(parts)
+    if tail:
+        reason += f". Last log lines: {tail}"
+    return reason
+
+
+def pause_length(pauses: int, first_s: float) -> float:
+    """The length of the bot's next pause, after ``pauses`` in a row already."""
+    return float(min(MAX_PAUSE_S, first_s * 2 ** min(pauses, 20)))
+
+
+def log_tail(path: Path, lines: int = 5, max_bytes: int = 4096) -> str:
+    """The last lines of a house bot's log (its own output and the supervisor's notes), on one line."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - max_bytes))
+            data = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    kept = [ln.strip() for ln in data.splitlines() if ln.strip()][-lines:]
+    return " | ".join(kept)[:1000]

@@ -1,0 +1,283 @@
+"""The ladder's web page and JSON, served by the viewer's aiohttp app on the service's loop (so the viewer's bounds
+hold: connections counted per address, idle ones closed, bodies small) with these routes first:
+
+- ``/``: the leaderboard (rank, name@version, Elo ± 95% with a drawn bar, games, online, faults, paused);
+- ``/bots/NAME[@VERSION]``: a bot's page (rating history chart, faults by reason code, why it is paused, recent
+  games linked to the replay viewer, ``/replay/MATCH_ID``, and live ones to ``/live/MATCH_ID``);
+- ``/api/leaderboard`` and ``/api/bots/NAME[@VERSION]``: the same as JSON.
+
+Every page is built at most once a second (``CACHE_S``) whatever the number of readers, and at most
+``CACHE_ENTRIES`` are kept: a crowd reloading the page costs one build a second, not one per reader.
+``tournament ladder status`` prints the same leaderboard in the terminal.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+import urllib.request
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from aiohttp import web
+from rich.console import Console
+from rich.markup import escape
+
+from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, parse_ref
+
+if TYPE_CHECKING:
+    from tournaments.ladder.service import LadderService
+
+__all__ = ["routes", "leaderboard", "bot_page_data", "fetch_leaderboard", "leaderboard_from_store", "print_leaderboard"]
+
+CACHE_S = 1.0
+CACHE_ENTRIES = 256
+NO_SUCH_BOT = "NO_SUCH_BOT"  # the web page's reason code for a bot that is not registered
+
+
+def _err(err: float) -> float | None:
+    return None if not math.isfinite(err) or err < 0 else round(err, 1)
+
+
+def leaderboard(bots: Sequence[BotRow], ratings: dict[int, tuple[float, float, float, float, int]],
+                faults: dict[int, FaultSummary], online: Callable[[BotRow], bool | None]) -> list[dict[str, Any]]:
+    """Rated bots best first (then the unrated ones by games); ``ratings``: per bot (elo, err or -1/inf, mu, sigma,
+    games)."""
+    rows: list[dict[str, Any]] = []
+    now = time.time()
+    for b in bots:
+        elo, err, mu, sigma, _n = ratings.get(b.id, (0.0, math.inf, 25.0, 25.0 / 3, 0))
+        f = faults.get(b.id, FaultSummary())
+        rows.append({"name": b.name, "version": b.version, "bot": b.label, "kind": b.kind,
+                     "elo": round(elo, 1) if _err(err) is not None else None, "error95": _err(err),
+                     "openskill": {"mu": round(mu, 3), "sigma": round(sigma, 3)}, "games": f.games,
+                     "online": online(b), "faults": f.to_json(),
+                     "paused": b.pause_reason if b.paused(now) else "",
+                     "paused_until": b.paused_until if b.paused(now) else None})
+    rows.sort(key=lambda r: (r["elo"] is None, -float(r["elo"] or 0.0), -int(r["games"]), str(r["bot"])))
+    for i, r in enumerate(rows):
+        r["rank"] = i + 1 if r["elo"] is not None else None
+    return rows
+
+
+def bot_page_data(store: SqliteLadderStore, bot: BotRow, board_row: dict[str, Any], labels: dict[int, str],
+                  live: dict[str, tuple[int, ...]]) -> dict[str, Any]:
+    history = [{"run": p.run, "at": p.at, "elo": round(p.elo, 1), "error95": _err(p.err), "games": p.games}
+               for p in store.rating_history(bot.id)]
+    recent = []
+    for g in store.recent_games(bot.id, 30):
+        place = next((i for i, grp in enumerate(g.ranking) for s in grp if g.seats[s] == bot.id), None)
+        recent.append({"match_id": g.match_id, "replay": f"/replay/{g.match_id}", "finished_at": g.finished_at,
+                       "seats": [labels.get(s, str(s)) for s in g.seats], "place": place,
+                       "forfeited": [labels.get(g.seats[s], str(s)) for s in g.forfeited if 0 <= s < len(g.seats)],
+                       "reason": g.reason, "why": g.why})
+    playing = [{"match_id": m, "live": f"/live/{m}", "seats": [labels.get(s, str(s)) for s in seats]}
+               for m, seats in live.items() if bot.id in seats]
+    return {**board_row, "registered_at": bot.created_at, "revoked": bot.revoked_at is not None,
+            "pause_reason": bot.pause_reason, "history": history, "recent_games": recent, "live_games": playing}
+
+
+class _Cache:
+    """Bodies built at most once per ``CACHE_S`` each, at most ``CACHE_ENTRIES`` kept (least recently used go)."""
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[str, tuple[float, web.Response | None, bytes, str, int]] = OrderedDict()
+
+    def get(self, key: str, build: Callable[[], tuple[bytes, str, int]]) -> web.Response:
+        now = time.monotonic()
+        hit = self.items.get(key)
+        if hit is None or now - hit[0] >= CACHE_S:
+            body, ctype, status = build()
+            hit = (now, None, body, ctype, status)
+            self.items[key] = hit
+            while len(self.items) > CACHE_ENTRIES:
+                self.items.popitem(last=False)
+        self.items.move_to_end(key)
+        return web.Response(body=hit[2], content_type=hit[3], status=hit[4], headers={"Cache-Control": "max-age=1"})
+
+
+def routes(service: LadderService) -> list[web.RouteDef]:
+    cache = _Cache()
+
+    def board() -> list[dict[str, Any]]:
+        ratings = {b: (r.elo, r.err, r.mu, r.sigma, r.games) for b, r in service.ratings.items()}
+        return leaderboard(list(service.bots.values()), ratings, service.store.faults(), service.online)
+
+    def find(ref: str) -> BotRow | None:
+        name, version = parse_ref(ref)
+        found = [b for b in service.bots.values() if b.name == name and (version is None or b.version == version)]
+        return max(found, key=lambda b: b.id) if found else None  # no version: the newest
+
+    def bot_data(ref: str) -> dict[str, Any] | None:
+        bot = find(ref)
+        if bot is None:
+            return None
+        row = next(r for r in board() if r["bot"] == bot.label)
+        labels = {b.id: b.label for b in service.store.bots(include_revoked=True)}
+        return bot_page_data(service.store, bot, row, labels, dict(service.live))
+
+    def missing(ref: str) -> tuple[bytes, str, int]:
+        return orjson.dumps({"error": f"no bot {ref[:60]!r} on this ladder", "reason": NO_SUCH_BOT}), "application/json", 404
+
+    async def api_board(request: web.Request) -> web.Response:
+        return cache.get("api/board", lambda: (orjson.dumps({"variant": service.cfg.game.variant,
+                                                             "games": service.store.game_count(),
+                                                             "bots": board()}), "application/json", 200))
+
+    async def api_bot(request: web.Request) -> web.Response:
+        ref = request.match_info["ref"][:80]
+
+        def build() -> tuple[bytes, str, int]:
+            data = bot_data(ref)
+            return missing(ref) if data is None else (orjson.dumps(data), "application/json", 200)
+
+        return cache.get(f"api/bot/{ref}", build)
+
+    async def page_board(request: web.Request) -> web.Response:
+        return cache.get("page/board", lambda: (_board_html(board(), service).encode(), "text/html", 200))
+
+    async def page_bot(request: web.Request) -> web.Response:
+        ref = request.match_info["ref"][:80]
+
+        def build() -> tuple[bytes, str, int]:
+            data = bot_data(ref)
+            if data is None:
+                return b"<!doctype html><title>no such bot</title><p>No such bot. <a href='/'>Leaderboard</a>", \
+                    "text/html", 404
+            return _bot_html(data).encode(), "text/html", 200
+
+        return cache.get(f"page/bot/{ref}", build)
+
+    return [web.get("/", page_board), web.get("/bots/{ref}", page_bot), web.get("/api/leaderboard", api_board),
+            web.get("/api/bots/{ref}", api_bot)]
+
+
+# ---------------------------------------------------------------- HTML (no scripts: the numbers are in the page)
+
+_STYLE = ("body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
+          "td,th{padding:.25em .6em;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}"
+          ".on{color:#080}.off{color:#999}.paused{color:#b50}svg{vertical-align:middle}")
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _bar(elo: float | None, err: float | None, lo: float, hi: float, width: int = 160) -> str:
+    if elo is None or err is None or hi <= lo:
+        return ""
+
+    def x(v: float) -> float:
+        return max(0.0, min(width, (v - lo) / (hi - lo) * width))
+
+    return (f'<svg width="{width}" height="12" role="img" aria-label="{elo:.0f} ± {err:.0f}">'
+            f'<line x1="{x(elo - err):.1f}" x2="{x(elo + err):.1f}" y1="6" y2="6" stroke="#47a" stroke-width="2"/>'
+            f'<circle cx="{x(elo):.1f}" cy="6" r="3" fill="#246"/></svg>')
+
+
+def _board_html(rows: list[dict[str, Any]], service: LadderService) -> str:
+    rated = [r for r in rows if r["elo"] is not None]
+    lo = min((r["elo"] - r["error95"] for r in rated), default=0.0)
+    hi = max((r["elo"] + r["error95"] for r in rated), default=0.0)
+    body = []
+    for r in rows:
+        f = r["faults"]
+        faults = f["forfeits"] + sum(f["refused"].values()) + f["timed_out"] + f["disconnects"]
+        elo = f"{r['elo']:.0f} ± {r['error95']:.0f}" if r["elo"] is not None else "unrated"
+        online = '<span class="on">online</span>' if r["online"] else '<span class="off">offline</span>'
+        if r["paused"]:
+            online = f'<span class="paused" title="{_e(r["paused"])}">paused</span>'
+        body.append(f"<tr><td class=n>{r['rank'] or ''}</td><td><a href='/bots/{_e(r['bot'])}'>{_e(r['bot'])}</a></td>"
+                    f"<td class=n>{elo}</td><td>{_bar(r['elo'], r['error95'], lo, hi)}</td><td class=n>{r['games']}</td>"
+                    f"<td>{online}</td><td class=n>{faults}</td></tr>")
+    live = "".join(f"<li><a href='/live/{_e(m)}'>{_e(' vs '.join(service.bots[s].label for s in seats if s in service.bots))}"
+                   f"</a></li>" for m, seats in list(service.live.items())[:50])
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>Ladder: {_e(service.cfg.game.variant)}</title>"
+            f"<style>{_STYLE}</style></head><body><h1>Ladder: {_e(service.cfg.game.variant)}</h1>"
+            f"<p>{service.store.game_count()} games. Elo ± 95% (Bradley-Terry, whole history, mean 0). "
+            f"<a href='/api/leaderboard'>JSON</a></p><table><thead><tr><th>#</th><th>bot</th><th>Elo ± 95%</th><th></th>"
+            f"<th>games</th><th>now</th><th>faults</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"<h2>Playing now</h2><ul>{live or '<li>nothing</li>'}</ul></body></html>")
+
+
+def _history_svg(history: list[dict[str, Any]], width: int = 600, height: int = 160) -> str:
+    pts = [h for h in history if h["error95"] is not None]
+    if len(pts) < 2:
+        return "<p>Not enough rating runs for a chart yet.</p>"
+    lo = min(h["elo"] - h["error95"] for h in pts)
+    hi = max(h["elo"] + h["error95"] for h in pts)
+    span = hi - lo or 1.0
+
+    def xy(i: int, v: float) -> str:
+        return f"{i / (len(pts) - 1) * (width - 10) + 5:.1f},{height - 5 - (v - lo) / span * (height - 10):.1f}"
+
+    band = " ".join(xy(i, h["elo"] + h["error95"]) for i, h in enumerate(pts)) + " " + \
+        " ".join(xy(i, h["elo"] - h["error95"]) for i, h in reversed(list(enumerate(pts))))
+    line = " ".join(xy(i, h["elo"]) for i, h in enumerate(pts))
+    return (f'<svg width="{width}" height="{height}" role="img" aria-label="rating history">'
+            f'<polygon points="{band}" fill="#cde"/><polyline points="{line}" fill="none" stroke="#246" stroke-width="2"/>'
+            f'<text x="5" y="12" font-size="11">{hi:.0f}</text><text x="5" y="{height - 8}" font-size="11">{lo:.0f}</text></svg>')
+
+
+def _bot_html(d: dict[str, Any]) -> str:
+    f = d["faults"]
+    refused = ", ".join(f"{_e(k)} × {v}" for k, v in sorted(f["refused"].items(), key=lambda kv: -kv[1])) or "none"
+    elo = f"{d['elo']:.0f} ± {d['error95']:.0f}" if d["elo"] is not None else "unrated"
+    paused = f"<p class=paused><b>Paused</b>: {_e(d['paused'])}</p>" if d["paused"] else (
+        f"<p>Last pause: {_e(d['pause_reason'])}</p>" if d["pause_reason"] else "")
+    games = "".join(
+        f"<tr><td><a href='{_e(g['replay'])}'>{_e(g['match_id'])}</a></td><td>{_e(' vs '.join(g['seats']))}</td>"
+        f"<td class=n>{'' if g['place'] is None else g['place'] + 1}</td><td>{_e(', '.join(g['forfeited']))}</td>"
+        f"<td>{_e(g['why'][:160])}</td></tr>" for g in d["recent_games"])
+    live = "".join(f"<li><a href='{_e(g['live'])}'>{_e(' vs '.join(g['seats']))}</a></li>" for g in d["live_games"])
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>{_e(d['bot'])}</title><style>{_STYLE}</style></head>"
+            f"<body><p><a href='/'>Leaderboard</a></p><h1>{_e(d['bot'])}</h1><p>{_e(d['kind'])} bot; rank "
+            f"{d['rank'] or '-'}; Elo {elo}; {d['games']} games; {'online' if d['online'] else 'offline'}</p>{paused}"
+            f"<h2>Rating history</h2>{_history_svg(d['history'])}<h2>Faults</h2><ul><li>forfeits: {f['forfeits']}</li>"
+            f"<li>refused answers: {refused}</li><li>missed deadlines: {f['timed_out']}</li>"
+            f"<li>disconnects: {f['disconnects']}</li></ul><h2>Playing now</h2><ul>{live or '<li>nothing</li>'}</ul>"
+            f"<h2>Recent games</h2><table><thead><tr><th>replay</th><th>seats</th><th>place</th><th>forfeited</th>"
+            f"<th>why scheduled</th></tr></thead><tbody>{games}</tbody></table></body></html>")
+
+
+# ---------------------------------------------------------------- the terminal
+
+
+def fetch_leaderboard(web_address: str, timeout: float = 3.0) -> list[dict[str, Any]] | None:
+    """The running service's leaderboard, or None when it does not answer."""
+    host, _, port = web_address.rpartition(":")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/api/leaderboard", timeout=timeout) as resp:  # noqa: S310
+            data = orjson.loads(resp.read(4 * 2**20))
+    except (OSError, ValueError):
+        return None
+    bots = data.get("bots") if isinstance(data, dict) else None
+    return bots if isinstance(bots, list) else None
+
+
+def leaderboard_from_store(db: Path) -> list[dict[str, Any]]:
+    with SqliteLadderStore(db, readonly=True) as store:
+        _, ratings = store.latest_ratings()
+        return leaderboard(store.bots(), ratings, store.faults(), lambda _b: None)
+
+
+def print_leaderboard(rows: list[dict[str, Any]], console: Console, source: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"Ladder ({len(rows)} bots)", caption=f"from {source}", caption_justify="left")
+    for c in ("#", "bot", "Elo ± 95%", "games", "online", "faults"):
+        table.add_column(c, justify="right" if c in ("#", "games", "faults") else "left")
+    for r in rows:
+        f = r["faults"]
+        faults = f["forfeits"] + sum(f["refused"].values()) + f["timed_out"] + f["disconnects"]
+        elo = f"{r['elo']:.0f} ± {r['error95']:.0f}" if r["elo"] is not None else "unrated"
+        online = "?" if r["online"] is None else "yes" if r["online"] else "no"
+        if r.get("paused"):
+            online = "paused"
+        table.add_row(str(r["rank"] or ""), escape(r["bot"]), elo, str(r["games"]), online, str(faults))
+    console.print(table)
