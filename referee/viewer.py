@@ -5,8 +5,9 @@ asked for (a seat, the spectator, or everything once the match is over), so the 
 and never holds a card its perspective could not see. The live page gets spectator frames only, built from the
 match's record as it is written. A match still running is shown to nobody but as the spectator sees it.
 
-``referee serve --http PORT`` runs it next to the gRPC server, on the same event loop, so nothing a web client
-asks for may run long there (issue #30):
+``referee serve --http PORT`` runs it in a process of its own (``referee.viewer_process``), at a lower priority,
+over the records folder; it can also run on the referee's own event loop (``service``: the tests, the ladder's
+page), so nothing a web client asks for may run long there either (issue #30):
 
 - a record's timeline is cached and extended by the lines added since it was last read (a live record grows a
   move at a time), never rebuilt per request; reading, replaying and encoding run in a small thread pool
