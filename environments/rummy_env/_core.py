@@ -29,6 +29,7 @@ from referee.variants.base import (
     LayOff,
     Meld,
     Offer,
+    OptionSpec,
     Phase,
     PileView,
     SeatView,
@@ -43,6 +44,6 @@ __all__ = [
     "KnowledgeMismatch", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
     "all_variants", "find",
     "AcceptOffer", "Action", "Declare", "DeclineOffer", "Discard", "DrawStock", "Drop", "EndTurn", "Event",
-    "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "Offer", "Phase", "PileView", "SeatView", "TakeDiscards",
+    "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "OptionSpec", "Offer", "Phase", "PileView", "SeatView", "TakeDiscards",
     "Variant",
 ]
