@@ -116,3 +116,20 @@ def test_gym_wrapper_takes_a_callable_over_ids() -> None:
     while not done:
         obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     assert seen and all(s == obs["observation"].shape for s in seen)
+
+
+def test_batch_env_steps_many_games_and_restarts_the_finished() -> None:
+    from rummy_env.vector import BatchEnv
+
+    env = BatchEnv("iceberg", num_envs=4, num_players=2, known_cards=False)
+    obs, mask, seat = env.reset()
+    assert obs.shape == (4, env.layout.size) and mask.shape == (4, env.layout.space.size)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(300):
+        ids = env.random_ids(rng)
+        assert all(mask[b, ids[b]] == 1 for b in range(4))
+        obs, mask, seat, rewards, dones = env.step(ids)
+        finished += int(dones.sum())
+        assert all(mask[b].sum() > 0 for b in range(4))  # a finished game started afresh
+    assert finished >= 1
