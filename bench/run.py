@@ -29,7 +29,7 @@ from typing import Any
 
 from referee import native
 
-SECTIONS = ("inprocess", "wire", "concurrency", "tournament", "memory", "scaling")
+SECTIONS = ("inprocess", "wire", "concurrency", "tournament", "memory", "scaling", "env")
 REQUIRED_KEYS = ("inprocess_decisions_per_s", "openspiel_decisions_per_s", "rlcard_decisions_per_s", "wire_p50_us",
                  "bare_grpc_p50_us", "wire_overhead_ratio", "concurrent_100_p99_ms")
 
@@ -139,6 +139,13 @@ def bench_scaling(res: dict[str, Any], seconds: float, repeat: int, quick: bool)
     res["scaling"] = scaling.run(seconds, repeat, 20 if quick else 80)
 
 
+def bench_env(res: dict[str, Any], seconds: float) -> None:
+    """rummy_env's steps/s (observation and mask each step), single and batched, beside OpenSpiel's and RLCard's."""
+    from bench import env
+
+    res.update(env.run(seconds))
+
+
 def _fmt(x: Any, spec: str = ",.0f") -> str:
     return "-" if x is None else format(x, spec)
 
@@ -190,6 +197,15 @@ def table(res: dict[str, Any]) -> str:
             lines.append(f"{name} decisions/s by seats: " + ", ".join(f"{n}: {_fmt(r)}" for n, r in by_seats.items()))
         for name, by_size in res["scaling"]["hands"].items():
             lines.append(f"{name} by hand size: " + ", ".join(f"{n}: {_fmt(t)}" for n, t in by_size.items()))
+    if res.get("env_steps_per_s"):
+        lines.append("")
+        lines.append(f"{'environment steps/s':<30} {'single':>10} {'batched':>10} {'x RLCard':>9} {'x OpenSpiel':>12}")
+        for name, rate in res["env_steps_per_s"].items():
+            lines.append(f"{name:<30} {_fmt(rate):>10} {_fmt(res['env_batched_steps_per_s'][name]):>10} "
+                         f"{_fmt(res['env_ratio_to_rlcard'][name], '.2f'):>9} "
+                         f"{_fmt(res['env_ratio_to_openspiel'][name], '.2f'):>12}")
+        lines.append(f"{'RLCard gin-rummy env':<30} {_fmt(res['env_rlcard_gin_rummy_steps_per_s']):>10}")
+        lines.append(f"{'OpenSpiel gin_rummy rl_env':<30} {_fmt(res['env_openspiel_gin_rummy_steps_per_s']):>10}")
     return "\n".join(lines)
 
 
@@ -224,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_tournament(res, args.quick)
         elif section == "memory":
             bench_memory(res, args.quick)
+        elif section == "env":
+            bench_env(res, seconds)
         else:
             bench_scaling(res, seconds, repeat, args.quick)
     res["machine"]["load_avg_end"] = os.getloadavg()

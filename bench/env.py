@@ -1,0 +1,120 @@
+"""Environment steps per second (``rummy_env``), with the observation tensor and mask of every step, beside OpenSpiel's
+gin_rummy through its RL environment and RLCard's gin-rummy env, measured in the same run.
+
+One env: the PettingZoo AEC env driven by ``last()`` and a random allowed id; batched: ``BatchEnv`` of 32 games
+stepped in one call. A step is one action id (OpenSpiel's and RLCard's are one action too).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+Rate = float
+
+SEATS = {"indian": 2, "500-rum": 2, "500-partnership": 4, "persian": 4, "fortune": 2, "arlington": 2, "skarney": 4,
+         "skarney-singles": 2, "iceberg": 2}
+
+
+def _timed(step: Callable[[], int], seconds: float) -> Rate:
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        n += step()
+    return n / (time.perf_counter() - start)
+
+
+def single_rate(variant: str, seconds: float) -> Rate:
+    import rummy_env
+
+    env = rummy_env.make(variant, num_players=SEATS[variant])
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def step() -> int:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset()
+            return 0
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return 1
+
+    return _timed(step, seconds)
+
+
+def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
+    from rummy_env.vector import BatchEnv
+
+    env = BatchEnv(variant, num_envs, SEATS[variant])
+    env.reset()
+    rng = np.random.default_rng(0)
+
+    def step() -> int:
+        env.step(env.random_ids(rng))
+        return num_envs
+
+    return _timed(step, seconds)
+
+
+def openspiel_rate(seconds: float) -> Rate | None:
+    try:
+        from open_spiel.python import rl_environment
+    except ImportError:
+        return None
+    env = rl_environment.Environment("gin_rummy")
+    rng = np.random.default_rng(0)
+    ts = env.reset()
+
+    def step() -> int:
+        nonlocal ts
+        if ts.last():
+            ts = env.reset()
+            return 0
+        p = ts.observations["current_player"]
+        ts = env.step([int(rng.choice(ts.observations["legal_actions"][p]))])
+        return 1
+
+    return _timed(step, seconds)
+
+
+def rlcard_rate(seconds: float) -> Rate | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    rng = np.random.default_rng(0)
+    state, _ = env.reset()
+
+    def step() -> int:
+        nonlocal state
+        if env.is_over():
+            state, _ = env.reset()
+            return 0
+        legal = list(state["legal_actions"].keys())
+        state, _ = env.step(int(rng.choice(legal)))
+        return 1
+
+    return _timed(step, seconds)
+
+
+def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS)) -> dict[str, object]:
+    single = {v: single_rate(v, seconds) for v in variants}
+    batched = {v: batched_rate(v, seconds) for v in variants}
+    os_rate, rl_rate = openspiel_rate(seconds), rlcard_rate(seconds)
+    return {
+        "env_steps_per_s": single,
+        "env_batched_steps_per_s": batched,
+        "env_batched_over_single": {v: batched[v] / single[v] for v in variants},
+        "env_openspiel_gin_rummy_steps_per_s": os_rate,
+        "env_rlcard_gin_rummy_steps_per_s": rl_rate,
+        "env_ratio_to_openspiel": {v: single[v] / os_rate if os_rate else None for v in variants},
+        "env_ratio_to_rlcard": {v: single[v] / rl_rate if rl_rate else None for v in variants},
+    }
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run(1.0), indent=1))

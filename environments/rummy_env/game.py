@@ -1,0 +1,263 @@
+"""One game of a variant, stepped one action id at a time: the referee's match engine under the ids.
+
+``RummyGame`` holds a ``Match`` (which deals, rotates the dealer, caps turns and hands, and ranks the game) and the
+``Chooser`` of the decision in play. A step takes one id; the step that completes a move submits the rules
+core's own action to the match. Rewards are the points the variant scores each hand, as it scores them (negated
+where lower is better, so more is always better for a learner), paid to every seat when the hand ends.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rummy_env._core import (
+    Action,
+    Card,
+    Event,
+    HandState,
+    KnowledgeMismatch,
+    Match,
+    MatchConfig,
+    NotSearchable,
+    SeatRecord,
+    SeatView,
+    find,
+    know,
+    seat_record,
+)
+from rummy_env.actions import ActionSpace, Chooser, action_space
+
+__all__ = ["RummyGame", "StepResult", "visible_events"]
+
+
+@dataclass
+class StepResult:
+    """What one id did: the move it completed (if any), the points each seat got from hands that ended, and
+    whether the game is over."""
+
+    action: Action | None = None
+    seat: int = -1
+    rewards: list[float] = field(default_factory=list)
+    hands_ended: int = 0
+    game_over: bool = False
+
+
+_ATOMIC = (int, float, str, bool, bytes, type(None), frozenset, enum.Enum, type)
+
+
+def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy`` for the match's objects, sharing the immutable ones (frozen dataclasses are the referee's
+    records: cards, events, melds, actions, rules); aliasing is kept through ``memo`` as deepcopy keeps it."""
+    if isinstance(x, _ATOMIC):
+        return x
+    got = memo.get(id(x))
+    if got is not None:
+        return got
+    t = type(x)
+    params = getattr(t, "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return x
+    if t is list:
+        new_list: list[Any] = []
+        memo[id(x)] = new_list
+        new_list.extend(_copy_value(i, memo) for i in x)
+        return new_list
+    if t is tuple:
+        return tuple(_copy_value(i, memo) for i in x)
+    if t is dict:
+        new_dict: dict[Any, Any] = {}
+        memo[id(x)] = new_dict
+        for k, v in x.items():
+            new_dict[k] = _copy_value(v, memo)
+        return new_dict
+    if t is set:
+        new_set = {_copy_value(i, memo) for i in x}
+        memo[id(x)] = new_set
+        return new_set
+    if hasattr(x, "__dict__") and not callable(x) and not hasattr(t, "__slots__"):
+        new = object.__new__(t)  # not copy.copy: that would pickle a RummyGame (``__getstate__``) and replay it
+        memo[id(x)] = new
+        new.__dict__.update({k: _copy_value(v, memo) for k, v in vars(x).items()})
+        return new
+    return copy.deepcopy(x, memo)
+
+
+class _PublicTable:
+    """The public zones of a hand state the search service's tracker reads (and nothing else of it)."""
+
+    __slots__ = ("discards", "face_up", "in_front", "melds", "rules", "_state")
+
+    def __init__(self, state: HandState) -> None:
+        self.discards = tuple(state.discards)
+        self.face_up = tuple(state.face_up)
+        self.in_front = tuple(tuple(f) for f in state.in_front)
+        self.melds = tuple(state.melds)
+        self.rules = getattr(state, "rules", None)
+        self._state = state
+
+    def right_of(self, seat: int) -> int:
+        """Iceberg's right-hand opponent (ICE-9): seats and who is dealt in, both public."""
+        return int(self._state.right_of(seat))  # type: ignore[attr-defined]
+
+
+def visible_events(match: Match, seat: int) -> list[Event]:
+    """The events ``seat`` was sent in the hand in play (private twins as that seat received them)."""
+    log = match.log
+    start = next((i for i in range(len(log) - 1, -1, -1) if log[i].kind == "HAND_STARTED"), 0)
+    return [e for e in log[start:] if e.visible_to(seat)]
+
+
+class RummyGame:
+    """A game of ``variant`` for ``num_players`` seats; ``options`` are the variant's (``max_set="unlimited"``).
+
+    ``max_hands`` caps the hands (the variant's own end, a target score or a number of deals, comes first);
+    ``decks`` stacks the deck of each hand, top card first (what OpenSpiel's chance nodes deal)."""
+
+    def __init__(self, variant: str, num_players: int, options: Mapping[str, str] | None = None, seed: str = "0",
+                 max_hands: int = 1, max_turns_per_hand: int = 400, decks: tuple[tuple[Card, ...], ...] = ()) -> None:
+        v = find(variant)
+        self.variant = v.name
+        self.options = {k: str(val) for k, val in (options or {}).items()}
+        self.num_players = num_players
+        self.space: ActionSpace = action_space(v.name)
+        self.lower_is_better = v.lower_is_better
+        self._made = (v.name, num_players, self.options, str(seed), max_hands, max_turns_per_hand, decks)
+        self.match = Match(MatchConfig(v.name, num_players, self.options, seed=str(seed), decks=decks,
+                                       max_turns_per_hand=max_turns_per_hand, max_hands=max_hands))
+        self.trail: list[int | Action] = []  # every id stepped and every whole action submitted, in order
+        self.returns = [0.0] * num_players
+        self._chooser: Chooser | None = None
+        self._knowledge: dict[int, tuple[int, list[dict[Card, int]]]] = {}
+        self._composition: tuple[tuple[Card, int], ...] | None = None  # the cards in play: the deck's
+
+    # ------------------------------------------------------------ copies
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RummyGame:
+        """A copy that shares what never changes (cards, events, table melds, actions, the rules record: frozen
+        records) and copies the containers around them: OpenSpiel clones a state at every step of a search, and
+        ``copy.deepcopy`` rebuilt every card of the match's log each time (40x slower)."""
+        m = self.match
+        for fixed in (m.variant, m.rules, m.config, self.space):
+            memo[id(fixed)] = fixed
+        return _copy_value(self, memo)  # type: ignore[no-any-return]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as how it was made and what was played (the match holds a callback pickle cannot write); it
+        is played again on load, the same way, as every step is deterministic given the seed and the decks."""
+        return {"made": self._made, "trail": list(self.trail)}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        variant, n, options, seed, max_hands, max_turns, decks = saved["made"]
+        self.__init__(variant, n, options, seed, max_hands, max_turns, decks)  # type: ignore[misc]
+        for step in saved["trail"]:
+            if isinstance(step, int):
+                self.step(step)
+            else:
+                self.submit(step)
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def over(self) -> bool:
+        return self.match.pending() is None
+
+    @property
+    def current_seat(self) -> int:
+        """The seat to act (-1 once the game is over)."""
+        d = self.match.pending()
+        return -1 if d is None else d.seat
+
+    def chooser(self) -> Chooser:
+        """The decision in play (made once per decision: the legal actions, spelled)."""
+        if self._chooser is None:
+            d = self.match.pending()
+            if d is None:
+                raise RuntimeError("the game is over")
+            state = self.match.state
+            assert state is not None
+            slots = {m.id: i for i, m in enumerate(state.melds)}
+            self._chooser = Chooser(self.space, self.match.legal_actions(d.seat), slots)
+        return self._chooser
+
+    def legal_ids(self) -> list[int]:
+        return self.chooser().legal_ids()
+
+    def mask(self) -> np.ndarray:
+        return self.chooser().mask()
+
+    def view(self, seat: int) -> SeatView:
+        return self.match.view(seat)
+
+    def events(self, seat: int) -> list[Event]:
+        return visible_events(self.match, seat)
+
+    def known_cards(self, seat: int) -> list[dict[Card, int]]:
+        """Per seat, the cards ``seat`` knows are in that hand (a card taken face up and not seen to leave), as the
+        search service's tracker reads them from what ``seat`` was told; empty where it cannot tell."""
+        key = len(self.match.log)
+        got = self._knowledge.get(seat)
+        if got is not None and got[0] == key:
+            return got[1]
+        try:
+            k = know(self._record(seat))
+            known = [dict(c) for c in k.known]
+        except (KnowledgeMismatch, NotSearchable):
+            known = [{} for _ in range(self.num_players)]
+        self._knowledge[seat] = (key, known)
+        return known
+
+    def _record(self, seat: int) -> SeatRecord:
+        """``seat_record(match, seat)`` without its deep copy of the public state, which costs ten times the
+        tracker's reading of it: the tracker reads the pile, the face-up cards, the cards in front, the melds,
+        the rules and (Iceberg) who sits to the right, all public (``PUBLIC_FIELDS``), so it is given those."""
+        m = self.match
+        state = m.state
+        if state is None or state.over or m.over:
+            raise NotSearchable("NO_HAND", "no hand is in play")
+        if self._composition is None:
+            self._composition = tuple(sorted(seat_record(m, seat).composition))
+        public = _PublicTable(state)
+        face_down = tuple((c if seat in who else None, who) for c, who in state.face_down)
+        return SeatRecord(self.variant, m.view(seat), tuple(visible_events(m, seat)), public,  # type: ignore[arg-type]
+                          face_down, self._composition, m.config.max_turns_per_hand)
+
+    # ------------------------------------------------------------ steps
+
+    def step(self, action_id: int) -> StepResult:
+        """Take one id for the seat to act. :raises ActionCodeError: for an id the mask does not allow."""
+        seat = self.current_seat
+        action = self.chooser().step(int(action_id))
+        self.trail.append(int(action_id))
+        out = StepResult(seat=seat, rewards=[0.0] * self.num_players)
+        if action is None:
+            return out
+        self.submit(action, out)
+        return out
+
+    def submit(self, action: Action, out: StepResult | None = None) -> StepResult:
+        """Apply one of the rules core's legal actions whole (for a policy that answers with actions)."""
+        m = self.match
+        d = m.pending()
+        if d is None:
+            raise RuntimeError("the game is over")
+        out = out if out is not None else StepResult(seat=d.seat, rewards=[0.0] * self.num_players)
+        before = m.game.hands_played
+        m.submit(d.seat, action)
+        if self._chooser is None or not self._chooser.open:  # a whole action, not the last of an id's steps
+            self.trail.append(action)
+        self._chooser = None
+        out.action = action
+        for score in m.game.history[before:]:
+            for s, p in enumerate(score.points):
+                r = float(-p if self.lower_is_better else p)
+                out.rewards[s] += r
+                self.returns[s] += r
+        out.hands_ended = m.game.hands_played - before
+        out.game_over = m.pending() is None
+        return out

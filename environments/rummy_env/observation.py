@@ -1,0 +1,259 @@
+"""What a seat observes: a fixed-shape tensor, an observation string and an information-state string.
+
+Everything here is built from three things only: the seat's ``SeatView`` (the rules core's COM-6 view), the events
+the referee sent that seat this hand (with the cards the search service's tracker therefore knows to be in other
+hands), and the steps of a compound move the seat has taken. No function here is given the hand state, so no
+observation can hold a card the seat cannot see (tests/envs/test_leaks.py swaps the hidden cards to check).
+
+Card planes have 53 columns (``actions.CARDS``: spades A..K, hearts, diamonds, clubs, joker) holding counts, so
+two packs and several jokers fit. Seats are relative: plane k is the seat k places to the observer's left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from rummy_env._core import Card, Event, Phase, SeatView, find, format_cards
+from rummy_env.actions import NUM_CARDS, ActionSpace, action_space, card_index
+
+__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_string", "information_state_string",
+           "event_text", "POINT_SCALE"]
+
+POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
+_PHASES = (Phase.DRAW, Phase.PLAY, Phase.DISCARD, Phase.OFFER)
+_OPENERS = ("MELD", "DECLARE", "TAKE_MELD", "TAKE_LAYOFF", "LAYOFF", "EXCHANGE")
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Named segments of the flat float32 tensor of one variant and seat count: ``segments[name] = (offset,
+    shape)``."""
+
+    variant: str
+    seats: int
+    space: ActionSpace
+    segments: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
+    size: int = 0
+
+    def slice(self, tensor: np.ndarray, name: str) -> np.ndarray:
+        at, shape = self.segments[name]
+        return tensor[at:at + int(np.prod(shape))].reshape(shape)
+
+
+@cache
+def layout(variant: str, seats: int) -> ObservationLayout:
+    """The tensor layout of ``variant`` at ``seats`` seats (sizes in docs/ENVIRONMENTS.md)."""
+    v = find(variant)
+    space = action_space(v.name)
+    n, s, c = seats, space.max_melds, NUM_CARDS
+    parts: list[tuple[str, tuple[int, ...]]] = [
+        ("hand", (c,)),  # own hand, counts
+        ("known", (n - 1, c)),  # cards known to be in each other seat's hand (taken face up, not seen to leave)
+        ("pile", (c,)),  # the discard pile as the variant shows it (all of it, its top card, or nothing)
+        ("pile_top", (c,)),
+        ("pile_depth", (c,)),  # 1 / (1 + depth from the top) of each card's topmost shown copy
+        ("face_up", (c,)),
+        ("in_front", (n, c)),  # cards laid in front of each seat (Iceberg's aces)
+        ("received", (c,)),  # face-down cards this seat knows (passed to it or by it)
+        ("offer", (c,)),  # the card on offer (Skarney)
+        ("melds_by_owner", (n, c)),
+        ("meld_slots", (s, c)),  # the cards of each table meld, in the view's order (the ids' meld slots)
+        ("meld_owner", (s, n)),
+        ("meld_used", (s,)),
+        ("wild_ranks", (14,)),  # Rank 0 (joker) .. 13
+        ("phase", (len(_PHASES),)),
+        ("to_act", (n,)),
+        ("dealer", (n,)),
+        ("active", (n,)),
+        ("partner", (n,)),  # same team as the observer
+        ("hand_sizes", (n,)),  # / deck size
+        ("totals", (n,)),  # / POINT_SCALE
+        ("stock_size", (1,)),  # / deck size
+        ("discard_size", (1,)),  # / deck size
+        ("hand_number", (1,)),  # / 10
+        ("move_kind", (len(_OPENERS),)),  # the compound move open, if any
+        ("move_cards", (c,)),  # cards picked so far in it
+        ("move_wilds", (c,)),  # wilds named so far (WILD ids)
+        ("move_as", (c,)),  # what they stand for (AS ids)
+        ("move_slot", (s,)),  # the meld slot it names
+        ("move_take", (1,)),  # the pile count it takes / deck size
+        ("move_groups", (1,)),  # groups closed so far / 10
+    ]
+    segments: dict[str, tuple[int, tuple[int, ...]]] = {}
+    at = 0
+    for name, shape in parts:
+        segments[name] = (at, shape)
+        at += int(np.prod(shape))
+    return ObservationLayout(v.name, seats, space, segments, at)
+
+
+def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int],
+                       out: np.ndarray | None = None) -> np.ndarray:
+    """The seat's tensor (float32, ``layout(...).size`` values), written into ``out`` when given."""
+    n = len(view.hand_sizes)
+    lay = layout(view.variant, n)
+    space = lay.space
+    deck = float(space.max_pile)
+    t = np.zeros(lay.size, dtype=np.float32) if out is None else out
+    if out is not None:
+        t.fill(0.0)
+    seg = lay.segments
+    me = view.seat
+
+    def rel(seat: int) -> int:
+        return (seat - me) % n
+
+    def add(name: str, cards: Sequence[Card] | Mapping[Card, int], row: int = 0) -> None:
+        at, shape = seg[name]
+        base = at + row * NUM_CARDS
+        if isinstance(cards, Mapping):
+            for card, k in cards.items():
+                t[base + card_index(card)] += k
+        else:
+            for card in cards:
+                t[base + card_index(card)] += 1
+
+    def put(name: str, i: int, value: float) -> None:
+        t[seg[name][0] + i] = value
+
+    add("hand", view.hand)
+    cards: Sequence[Card]
+    for s in range(n):
+        if s != me and s < len(known) and known[s]:
+            add("known", known[s], rel(s) - 1)
+    pile = view.discard_pile
+    add("pile", pile)
+    if pile:
+        put("pile_top", card_index(pile[-1]), 1.0)
+        depth_at = seg["pile_depth"][0]
+        for depth, card in enumerate(reversed(pile)):
+            i = depth_at + card_index(card)
+            if t[i] == 0.0:
+                t[i] = 1.0 / (1 + depth)
+    add("face_up", view.face_up)
+    for s, cards in enumerate(view.in_front):
+        add("in_front", cards, rel(s))
+    add("received", view.received)
+    if view.offer is not None:
+        put("offer", card_index(view.offer), 1.0)
+    for slot, m in enumerate(view.melds):
+        cards = [p.card for p in m.cards]
+        add("melds_by_owner", cards, rel(m.owner))
+        if slot < space.max_melds:
+            add("meld_slots", cards, slot)
+            put("meld_owner", slot * n + rel(m.owner), 1.0)
+            put("meld_used", slot, 1.0)
+    for r in view.wild_ranks:
+        put("wild_ranks", int(r), 1.0)
+    put("phase", _PHASES.index(view.phase), 1.0)
+    put("to_act", rel(view.turn), 1.0)
+    put("dealer", rel(view.dealer), 1.0)
+    for s in range(n):
+        put("active", rel(s), 1.0 if view.active[s] else 0.0)
+        put("partner", rel(s), 1.0 if view.teams[s] == view.teams[me] else 0.0)
+        put("hand_sizes", rel(s), view.hand_sizes[s] / deck)
+        put("totals", rel(s), view.totals[s] / POINT_SCALE if s < len(view.totals) else 0.0)
+    put("stock_size", 0, view.stock_size / deck)
+    put("discard_size", 0, view.discard_size / deck)
+    put("hand_number", 0, view.hand_number / 10.0)
+    if prefix:
+        kind, k = space.split(prefix[0])
+        put("move_kind", _OPENERS.index(kind), 1.0)
+        if kind in ("LAYOFF", "EXCHANGE"):
+            put("move_slot", k, 1.0)
+        if kind.startswith("TAKE"):
+            put("move_take", 0, k / deck)
+        for p in prefix[1:]:
+            kind, k = space.split(p)
+            if kind == "PICK":
+                t[seg["move_cards"][0] + k] += 1
+            elif kind == "WILD":
+                t[seg["move_wilds"][0] + k] += 1
+            elif kind == "AS":
+                t[seg["move_as"][0] + k] += 1
+            elif kind == "ON_MELD":
+                put("move_slot", k, 1.0)
+            elif kind == "NEXT_GROUP":
+                t[seg["move_groups"][0]] += 0.1
+    return t
+
+
+def _meld_text(view: SeatView, slot: int) -> str:
+    m = view.melds[slot]
+    cards = " ".join(str(p.card) + (f"={_placed_as(p)}" if p.is_wild else "") for p in m.cards)
+    label = f" {m.label}" if m.label else ""
+    return f"#{slot} seat {m.owner} {m.meld_kind.name.lower()}{label}: {cards}"
+
+
+def _placed_as(p: object) -> str:
+    rank = getattr(p, "rank")  # noqa: B009 - Placed's fields, read for the text only
+    suit = getattr(p, "suit")  # noqa: B009
+    text = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}.get(int(rank), str(int(rank)))
+    return text + ({1: "S", 2: "H", 3: "D", 4: "C"}.get(int(suit), "*"))
+
+
+def observation_string(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int]) -> str:
+    """The observation in the referee's card notation, one fact a line (a language model can read it)."""
+    n = len(view.hand_sizes)
+    space = action_space(view.variant)
+    lines = [
+        f"{view.variant} seat {view.seat} of {n}, hand {view.hand_number}, dealer seat {view.dealer}",
+        f"to act: seat {view.turn}, phase {view.phase.value}",
+        f"hand: {format_cards(sorted(view.hand))}",
+        f"hand sizes: {' '.join(str(h) for h in view.hand_sizes)}; stock {view.stock_size}; pile {view.discard_size}",
+        f"pile shown (bottom to top): {format_cards(view.discard_pile) or '-'}",
+        f"totals: {' '.join(str(x) for x in view.totals)}",
+    ]
+    if view.wild_ranks:
+        lines.append(f"wild ranks: {' '.join(r.name.lower() for r in view.wild_ranks)}")
+    if len(set(view.teams)) < n:
+        lines.append(f"teams: {' '.join(str(x) for x in view.teams)}")
+    if not all(view.active):
+        lines.append(f"out of the deal: {' '.join(str(s) for s in range(n) if not view.active[s])}")
+    for slot in range(len(view.melds)):
+        lines.append(f"meld {_meld_text(view, slot)}")
+    if view.face_up:
+        lines.append(f"face up: {format_cards(view.face_up)}")
+    for s, cards in enumerate(view.in_front):
+        if cards:
+            lines.append(f"in front of seat {s}: {format_cards(cards)}")
+    if view.received:
+        lines.append(f"face down, known: {format_cards(view.received)}")
+    if view.offer is not None:
+        lines.append(f"on offer: {view.offer}")
+    for s in range(n):
+        if s != view.seat and s < len(known) and known[s]:
+            held = sorted(c for c, k in known[s].items() for _ in range(k))
+            lines.append(f"seat {s} holds (known): {format_cards(held)}")
+    for key, value in view.notes:
+        lines.append(f"{key}: {value}")
+    if prefix:
+        lines.append(f"move so far: {', '.join(space.name(p) for p in prefix)}")
+    return "\n".join(lines)
+
+
+def event_text(e: Event) -> str:
+    """One event as the seat received it: kind, seat, cards, count and meld (never its free text)."""
+    parts = [e.kind.lower()]
+    if e.seat is not None:
+        parts.append(f"seat {e.seat}")
+    if e.cards:
+        parts.append(format_cards(e.cards))
+    if e.count:
+        parts.append(f"x{e.count}")
+    if e.meld_id is not None:
+        parts.append(f"meld {e.meld_id}")
+    if e.points:
+        parts.append(f"{e.points} points")
+    return " ".join(parts)
+
+
+def information_state_string(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int],
+                             events: Sequence[Event]) -> str:
+    """The observation and every event the seat was sent this hand, in order (perfect recall within the hand)."""
+    history = "\n".join(event_text(e) for e in events)
+    return observation_string(view, known, prefix) + "\nhistory:\n" + history
