@@ -109,9 +109,9 @@ class Metrics:
     Other code may register its own metrics in ``registry`` (a ladder's games per minute, say); they are on the
     same page."""
 
-    def __init__(self, cache_s: float = CACHE_S) -> None:
+    def __init__(self, cache_s: float | None = None) -> None:
         self.registry = CollectorRegistry()
-        self.cache_s = cache_s
+        self.cache_s = CACHE_S if cache_s is None else cache_s
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)

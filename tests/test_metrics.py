@@ -343,3 +343,55 @@ def test_a_metrics_port_in_use_stops_serve_with_one_line(tmp_path: Path) -> None
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip().startswith(f"referee serve: cannot serve metrics on 127.0.0.1:{port}")
     assert "Traceback" not in done.stderr
+
+
+def test_tournament_run_serves_its_embedded_referees_metrics_while_it_runs(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tournament run --metrics-port``: while the games are played the embedded referee's page counts them;
+    when the run ends its port is closed. With ``--referee`` (a referee of its own) the flag is refused."""
+    import sys
+
+    import referee.metrics
+
+    monkeypatch.setattr(referee.metrics, "CACHE_S", 0.0)  # every scrape a fresh page: these games take under a second
+
+    from tournaments.cli import main as tournament_main
+    from tournaments.config import parse_config
+    from tournaments.runner import run_tournament
+
+    bot = [sys.executable, "-m", "rummybot.bots.random_bot"]
+    config = parse_config({"tournament": {"variant": "fortune", "games_per_pairing": 1, "concurrency": 1, "seed": "m",
+                                          "output": str(tmp_path / "out"), "max_hands": 1},
+                           "bots": [{"name": "a", "command": bot}, {"name": "b", "command": bot}]}, base_dir=tmp_path)
+    port = free_port()
+    pages: list[Samples] = []
+    running = threading.Event()
+
+    def scrape() -> None:
+        while running.is_set():
+            try:
+                pages.append(parse(get(f"http://127.0.0.1:{port}/metrics")[2]))
+            except OSError:  # not serving yet, or any more
+                pass
+            time.sleep(0.02)
+
+    scraper = threading.Thread(target=scrape, daemon=True)
+    running.set()
+    scraper.start()
+    try:
+        stats = run_tournament(config, handle_signals=False, metrics_at=("127.0.0.1", port))
+    finally:
+        running.clear()
+        scraper.join(timeout=15)
+    assert stats.played == stats.scheduled >= 1
+    assert pages, "the metrics page was never served during the run"
+    started = [value(p, "rummy_matches_started_total", variant="fortune") for p in pages]
+    assert max(started) >= 1 and all(n <= stats.played for n in started)
+    assert started == sorted(started)  # a counter: never down
+    assert max(value(p, "rummy_decisions_total") for p in pages) > 0
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[tournament]\nvariant = "indian"\noutput = "o"\n[[bots]]\nname = "a"\ncommand = ["true"]\n'
+                   '[[bots]]\nname = "b"\ncommand = ["true"]\n', encoding="utf-8")
+    assert tournament_main(["run", str(cfg), "--referee", "127.0.0.1:9", "--metrics-port", "0", "--no-progress"]) == 2
