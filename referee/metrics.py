@@ -124,6 +124,9 @@ class Metrics:
         self._rejections = Counter("rummy_rejections", "Answers refused on the Play stream, by reason code "
                                    "(docs/REASON-CODES.md; OTHER: a code not in that list)", ["reason"],
                                    registry=self.registry)
+        for variant in self._variants:  # every variant's series from the start, at 0: rate() sees its first game
+            self._started.labels(variant)
+            self._finished.labels(variant, "completed")
         self._rejected: dict[str, Callable[[], None]] = {}  # listed reason code -> its counter's inc (at first use)
         self._other = self._rejections.labels(OTHER).inc
         self.decisions = _Decisions()

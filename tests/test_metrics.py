@@ -120,13 +120,13 @@ def test_a_served_match_moves_each_counter_by_what_its_record_shows(tmp_path: Pa
     and completed, as many decisions as the record has answered moves (each with its round trip), the refusals
     under the codes the bot was told, and nothing live any more."""
     records = tmp_path / "records"
-    proc = serve(free_port(), records, "--metrics-port", "0")
+    port = free_port()
+    proc = serve(port, records, "--metrics-port", "0")
     try:
         assert proc.stdout is not None
         url = json.loads(proc.stdout.readline())["url"]
         assert url.startswith("http://127.0.0.1:") and url.endswith("/metrics")
-        address = f"127.0.0.1:{proc.args[proc.args.index('--port') + 1]}"  # type: ignore[index, union-attr]
-        result, bad = play_one_match(address, "metrics-1")
+        result, bad = play_one_match(f"127.0.0.1:{port}", "metrics-1")
         assert result.status == pb.MATCH_STATUS_FINISHED and not result.forfeited
         samples = scrape_until(url, lambda s: value(s, "rummy_matches_finished_total", variant="indian", end="completed")
                                == 1 and value(s, "rummy_live_matches") == 0 and value(s, "rummy_connected_bots") == 0)
@@ -154,11 +154,16 @@ def test_a_served_match_moves_each_counter_by_what_its_record_shows(tmp_path: Pa
 
 
 def test_a_wrong_path_or_method_is_refused_with_a_reason_and_the_server_is_bounded() -> None:
-    """404 NOT_FOUND on any path but /metrics, 405 for a POST; a client with more connections open than an address
-    may have gets 503 LIMIT_CLIENT_CONNECTIONS; scraping goes on for the others; OpenMetrics when asked."""
+    """A half-sent request is closed once idle; 404 NOT_FOUND on any path but /metrics, 405 for a POST; a client
+    with more connections open than an address may have gets 503 LIMIT_CLIENT_CONNECTIONS; scraping goes on for
+    the others; OpenMetrics when asked."""
     metrics = Metrics(cache_s=0.0)
-    with MetricsServer(metrics, "127.0.0.1", 0) as server:
+    with MetricsServer(metrics, "127.0.0.1", 0, idle_s=1.0) as server:
         base = f"http://127.0.0.1:{server.port}"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=15) as slow:  # a slowloris: half a request
+            slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            began = time.monotonic()
+            assert slow.recv(4096) == b"" and time.monotonic() - began < 10  # closed, unanswered, once idle_s passed
         for path in ("/", "/metrics/", "/favicon.ico", "/metrics/../etc/passwd", "/" + "x" * 2000):
             status, ctype, body = get(base + path)
             assert status == 404 and ctype.startswith("application/json"), (path, status)
