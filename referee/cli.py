@@ -41,6 +41,13 @@ def _positive(text: str) -> int:
     return n
 
 
+def port_number(text: str) -> int:
+    """A TCP port to listen on, 0 (any free one) to 65535."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"a port from 0 to 65535, not {text!r}")
+    return int(text)
+
+
 async def _until_stopped() -> None:
     """Wait for Ctrl-C or SIGTERM: the long-running commands then close what they serve, in order."""
     stop = asyncio.Event()
@@ -294,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "asyncio's own")
     s.add_argument("--http", type=int, metavar="PORT", help="also serve the browser viewer on this port (0 picks one): "
                    "replays of the records and running matches to watch")
-    s.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics at /metrics on this "
+    s.add_argument("--metrics-port", type=port_number, metavar="PORT", help="serve Prometheus metrics at /metrics on this "
                    "port (0 picks one), from a thread of its own; the viewer (--http) then serves /metrics too. "
                    "docs/METRICS.md lists them")
     s.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST",

@@ -400,3 +400,13 @@ def test_tournament_run_serves_its_embedded_referees_metrics_while_it_runs(tmp_p
     cfg.write_text('[tournament]\nvariant = "indian"\noutput = "o"\n[[bots]]\nname = "a"\ncommand = ["true"]\n'
                    '[[bots]]\nname = "b"\ncommand = ["true"]\n', encoding="utf-8")
     assert tournament_main(["run", str(cfg), "--referee", "127.0.0.1:9", "--metrics-port", "0", "--no-progress"]) == 2
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http", "9" * 30])
+def test_a_metrics_port_that_is_no_port_is_refused_by_the_parser(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli import main as referee_main
+
+    with pytest.raises(SystemExit) as exited:
+        referee_main(["serve", "--metrics-port", port])
+    assert exited.value.code == 2
+    assert "--metrics-port: a port from 0 to 65535" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from referee.cli import port_number
 from tournaments.faults import BotFaults
 
 __all__ = ["main", "finish_report", "write_html", "print_faults"]
@@ -58,7 +59,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", type=Path, help="output folder (default: the config's)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bar")
     p.add_argument("--time-budget", type=float, metavar="SECONDS", help="begin no new deal after this long (rerun to go on)")
-    p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve the embedded referee's Prometheus metrics "
+    p.add_argument("--metrics-port", type=port_number, metavar="PORT", help="serve the embedded referee's Prometheus metrics "
                    "at /metrics on this port (0 picks one; the address is printed) while the run lasts")
     p.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST", help="the address --metrics-port listens on "
                    "(default 127.0.0.1)")
