@@ -116,20 +116,24 @@ def play_one_match(address: str, seed: str) -> tuple[pb.MatchResult, TwiceIllega
 
 
 def test_a_served_match_moves_each_counter_by_what_its_record_shows(tmp_path: Path) -> None:
-    """``referee serve --metrics-port``: one match with two refused answers, then the page says one match started
-    and completed, as many decisions as the record has answered moves (each with its round trip), the refusals
-    under the codes the bot was told, and nothing live any more."""
+    """``referee serve --metrics-port --http``: one match with two refused answers, then the page says one match
+    started and completed, as many decisions as the record has answered moves (each with its round trip), the
+    refusals under the codes the bot was told, and nothing live any more; the viewer's /metrics says the same."""
     records = tmp_path / "records"
     port = free_port()
-    proc = serve(port, records, "--metrics-port", "0")
+    proc = serve(port, records, "--metrics-port", "0", "--http", "0")
     try:
         assert proc.stdout is not None
         url = json.loads(proc.stdout.readline())["url"]
         assert url.startswith("http://127.0.0.1:") and url.endswith("/metrics")
+        viewer = json.loads(proc.stdout.readline())["url"]
         result, bad = play_one_match(f"127.0.0.1:{port}", "metrics-1")
         assert result.status == pb.MATCH_STATUS_FINISHED and not result.forfeited
         samples = scrape_until(url, lambda s: value(s, "rummy_matches_finished_total", variant="indian", end="completed")
                                == 1 and value(s, "rummy_live_matches") == 0 and value(s, "rummy_connected_bots") == 0)
+        # the viewer serves the same counters (its own page, made when asked)
+        on_viewer = scrape_until(viewer + "metrics", lambda s: value(s, "rummy_decisions_total")
+                                 == value(samples, "rummy_decisions_total"))
     finally:
         kill(proc)
     entries = read_record(records / f"{result.match_id}.jsonl")
@@ -151,6 +155,8 @@ def test_a_served_match_moves_each_counter_by_what_its_record_shows(tmp_path: Pa
         assert value(samples, "rummy_rejections_total", reason=code) == bad.told.count(code) == faults[code]
     assert sum(v for (name, _), v in samples.items() if name == "rummy_rejections_total") == 2
     assert value(samples, "process_resident_memory_bytes") > 0  # the process collector is on the page
+    assert value(on_viewer, "rummy_decisions_total") == answered
+    assert value(on_viewer, "rummy_matches_finished_total", variant="indian", end="completed") == 1
 
 
 def test_a_wrong_path_or_method_is_refused_with_a_reason_and_the_server_is_bounded() -> None:
