@@ -41,6 +41,13 @@ def _positive(text: str) -> int:
     return n
 
 
+def port_number(text: str) -> int:
+    """A TCP port to listen on, 0 (any free one) to 65535."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"a port from 0 to 65535, not {text!r}")
+    return int(text)
+
+
 async def _until_stopped() -> None:
     """Wait for Ctrl-C or SIGTERM: the long-running commands then close what they serve, in order."""
     stop = asyncio.Event()
@@ -71,17 +78,33 @@ async def _serve(args: argparse.Namespace) -> None:
     tc = TimeControl(per_move_ms=args.per_move_ms, grace_ms=args.grace_ms, connect_ms=DEFAULT_TIME.connect_ms)
     limits = ServerLimits(**{name: getattr(args, name) for name, _, _ in ServerLimits.flags()})
     admin_token, credentials = _security(args)
+    metrics = metrics_server = None
+    if args.metrics_port is not None:
+        from referee.metrics import Metrics, MetricsServer
+
+        metrics = Metrics()
+        metrics_server = MetricsServer(metrics, args.metrics_host, args.metrics_port, limits.viewer_idle_s)
+        try:  # before the referee: a port in use stops it before it serves anything
+            metrics_port = metrics_server.start()
+        except OSError as exc:
+            raise SystemExit(f"referee serve: cannot serve metrics on {args.metrics_host}:{args.metrics_port}: "
+                             f"{exc.strerror or exc}") from exc
     try:
         server, port, service = await create_server(f"{args.host}:{args.port}", args.records, args.allow_stacked_decks,
                                                     tc, limits, admin_token=admin_token, credentials=credentials,
-                                                    unfinished=args.unfinished, unix_path=args.unix)
+                                                    unfinished=args.unfinished, unix_path=args.unix, metrics=metrics)
     except OSError as exc:  # the --unix socket: a missing folder, or a file there that is not a socket
+        if metrics_server is not None:
+            metrics_server.stop()
         raise SystemExit(f"referee serve: {exc.strerror or exc}") from exc
     tune_gc()
     serving = {"event": "serving", "address": f"{args.host}:{port}", "loop": loops.chosen(args.loop)}
     if args.unix:
         serving["unix"] = f"unix:{args.unix}"
     print(json.dumps(serving), flush=True)
+    if metrics_server is not None:
+        print(json.dumps({"event": "metrics", "url": f"http://{_url_host(args.metrics_host)}:{metrics_port}/metrics"}),
+              flush=True)
     viewer = None
     if args.http is not None:  # in a process of its own (referee.viewer_process): web clients never share the loop
         from referee.viewer_process import ViewerProcess, ViewerStartFailed
@@ -99,6 +122,13 @@ async def _serve(args: argparse.Namespace) -> None:
     await server.stop(grace=2)
     if service.search is not None:
         service.search.close()
+    if metrics_server is not None:
+        metrics_server.stop()
+
+
+def _url_host(host: str) -> str:
+    """``host`` as it goes in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 async def _view(record: str, host: str, port: int) -> None:
@@ -276,6 +306,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "asyncio's own")
     s.add_argument("--http", type=int, metavar="PORT", help="also serve the browser viewer on this port (0 picks one): "
                    "replays of the records and running matches to watch")
+    s.add_argument("--metrics-port", type=port_number, metavar="PORT", help="serve Prometheus metrics at /metrics on this "
+                   "port (0 picks one), from a thread of its own; the viewer (--http) then serves /metrics too. "
+                   "docs/METRICS.md lists them")
+    s.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST",
+                   help="the address --metrics-port listens on (default 127.0.0.1: this host only)")
     s.add_argument("--allow-stacked-decks", action="store_true", help="accept explicit deck orders (tests, puzzles)")
     s.add_argument("--per-move-ms", type=int, default=5000, help="default time per decision")
     s.add_argument("--grace-ms", type=int, default=3000, help="how long a disconnected seat may take to return")

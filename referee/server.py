@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -40,6 +41,9 @@ from referee.session import DEFAULT_TIME, OUTBOX_LIMIT, Connection, MatchSession
 from referee.variants import all_variants, find
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
 
 __all__ = ["RefereeService", "create_server", "EmbeddedReferee", "STATUS_FOR", "VERSION", "server_credentials",
            "UNFINISHED_MODES"]
@@ -92,7 +96,8 @@ async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> N
 class RefereeService(pb_grpc.RefereeServicer):
     def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, keep_finished: int | None = None,
-                 limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None) -> None:
+                 limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.records_dir = records_dir
         self._admin_token = admin_token.encode() if admin_token else None  # None: admin calls are open
         self.streams: Counter[str] = Counter()  # client address -> long-lived calls with no credential open
@@ -100,6 +105,10 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.unclaimed: set[Connection] = set()  # Play streams by bot tokens nothing names (an open server)
         self.named: Counter[str] = Counter()  # bot token -> live matches naming it
         self.watching = 0  # Watch streams open
+        self.playing = 0  # Play streams that have joined (connected bots)
+        self.metrics = metrics  # counted into when given (``referee.metrics``); its gauges read this service
+        if metrics is not None:
+            metrics.bind(self)
         self.limits = limits
         self.allow_stacked_decks = allow_stacked_decks
         self.default_time = default_time
@@ -231,6 +240,8 @@ class RefereeService(pb_grpc.RefereeServicer):
         session.task = task
         self.tasks.add(task)
         self.live_by_client[session.client] += 1
+        if self.metrics is not None:
+            self.metrics.match_started(session.match.variant.name)
 
         def ended(t: asyncio.Task[None]) -> None:
             self.tasks.discard(t)
@@ -347,7 +358,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         names = [s.name or f"seat{i}" for i, s in enumerate(request.seats)]
         key = request.idempotency_key
         session = MatchSession(match_id, config, names, tokens, time, self.records_dir, on_finish=self._finished,
-                               limits=self.limits, client=client,
+                               limits=self.limits, client=client, metrics=self.metrics,
                                idempotency=(key, request_digest(request)) if key else None)
         self.sessions[match_id] = session
         if key:
@@ -368,6 +379,8 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     def _finished(self, session: MatchSession) -> None:
         self.finished.append(session.match_id)
+        if self.metrics is not None:
+            self.metrics.match_finished(session.match.variant.name, session.end)
         for seat in session.seats:
             if seat.bot_token and self.named[seat.bot_token] > 0:
                 self.named[seat.bot_token] -= 1
@@ -412,7 +425,8 @@ class RefereeService(pb_grpc.RefereeServicer):
             try:
                 session = MatchSession(found.match_id, found.config, list(found.seat_names), [""] * found.config.seats,
                                        MatchSession.time_control_from(found.time_control, self.default_time),
-                                       on_finish=self._finished, limits=self.limits, resume=found)
+                                       on_finish=self._finished, limits=self.limits, resume=found,
+                                       metrics=self.metrics)
             except Exception as exc:
                 mark_aborted(path, f"{RESTARTED}: its record does not replay ({type(exc).__name__}: {exc})")
                 self.log.exception("match_not_resumed", match_id=found.match_id)
@@ -647,10 +661,12 @@ class RefereeService(pb_grpc.RefereeServicer):
             await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "NO_CREDENTIAL", "Join needs a seat token or a bot token")
             return
         reader = asyncio.get_running_loop().create_task(self._read(request_iterator, conn))
+        self.playing += 1
         try:
             async for msg in conn.outgoing():
                 yield msg
         finally:
+            self.playing -= 1
             reader.cancel()
             conn.closed = True
             if conn.bot_token and self.bots.get(conn.bot_token) is conn:
@@ -667,7 +683,10 @@ class RefereeService(pb_grpc.RefereeServicer):
                     session = self.sessions.get(msg.action.match_id)
                     if session is not None:
                         session.deliver(conn, msg.action.request_id, msg.action.action)
-                    elif conn.waiting() < OUTBOX_LIMIT:
+                        continue
+                    if self.metrics is not None:
+                        self.metrics.rejected("NO_SUCH_MATCH")
+                    if conn.waiting() < OUTBOX_LIMIT:
                         conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
                             match_id=msg.action.match_id[:self.limits.max_id_length], request_id=msg.action.request_id,
                             code="NO_SUCH_MATCH", message=f"no match {shown(msg.action.match_id)} on this connection")))
@@ -764,15 +783,18 @@ def _client(context: grpc.aio.ServicerContext) -> str:
 async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = None, allow_stacked_decks: bool = False,
                         default_time: TimeControl = DEFAULT_TIME, limits: ServerLimits = DEFAULT_LIMITS,
                         admin_token: str | None = None, credentials: grpc.ServerCredentials | None = None,
-                        unfinished: str = "leave", unix_path: str | None = None) -> tuple[grpc.aio.Server, int, RefereeService]:
+                        unfinished: str = "leave", unix_path: str | None = None, metrics: Metrics | None = None,
+                        ) -> tuple[grpc.aio.Server, int, RefereeService]:
     """A started server bound to ``address`` (port 0 picks one); returns it, its port and the service.
     ``admin_token``: CreateMatch and AbortMatch need it; ``credentials`` (``server_credentials``): TLS only;
     ``unfinished``: what to do with unfinished records in ``records_dir`` before serving (``UNFINISHED_MODES``);
     ``unix_path``: also listen on this Unix socket (plain gRPC: who may connect is the socket folder's mode), the
-    way into a sandbox that has no network. :raises OSError: the socket cannot be bound."""
+    way into a sandbox that has no network; ``metrics``: count into these (``referee.metrics``).
+    :raises OSError: the socket cannot be bound."""
     server = grpc.aio.server(options=server_options(limits))
     descriptor_budget(limits)
-    service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token)
+    service = RefereeService(records_dir, allow_stacked_decks, default_time, limits=limits, admin_token=admin_token,
+                             metrics=metrics)
     service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
     add_referee_service(service, server)
     service.search = add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown
@@ -841,7 +863,8 @@ class EmbeddedReferee:
                  default_time: TimeControl = DEFAULT_TIME, host: str = "127.0.0.1",
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
                  credentials: grpc.ServerCredentials | None = None, unfinished: str = "leave",
-                 unix_path: str | Path | None = None) -> None:
+                 unix_path: str | Path | None = None, metrics: Metrics | None = None) -> None:
+        self.metrics = metrics  # counted into (serve it with ``referee.metrics.MetricsServer`` or a mounted handler)
         self.records_dir = str(records_dir) if records_dir else None
         self.unix_path = str(unix_path) if unix_path else None  # also listen here (sandboxed bots' way in)
         self.unfinished = unfinished
@@ -868,7 +891,7 @@ class EmbeddedReferee:
             async def boot() -> None:
                 self._server, port, self.service = await create_server(
                     f"{self.host}:0", self.records_dir, self.allow_stacked_decks, self.default_time, self.limits,
-                    self.admin_token, self.credentials, self.unfinished, self.unix_path)
+                    self.admin_token, self.credentials, self.unfinished, self.unix_path, self.metrics)
                 self.address = f"{self.host}:{port}"
                 ready.set()
 

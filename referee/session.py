@@ -14,6 +14,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING
 
 from structlog.typing import FilteringBoundLogger
 
@@ -28,6 +29,9 @@ from referee.replay import feed
 from referee.resume import RESUMED, Unfinished, token_digest
 from referee.variants.base import Event
 from rummy.referee.v1 import referee_pb2 as pb
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
 
 __all__ = ["Connection", "TimeControl", "MatchSession", "SeatStats", "DEFAULT_TIME"]
 
@@ -278,8 +282,10 @@ class MatchSession:
         client: str = "",
         resume: Unfinished | None = None,
         idempotency: tuple[str, str] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.match_id = match_id
+        self.metrics = metrics  # decisions, their round trips, timeouts and refusals are counted into it
         self.time = time_control
         self.limits = limits
         self.client = client  # the address that created it (per-client limits)
@@ -460,6 +466,7 @@ class MatchSession:
     _stalled = 0.0  # how long the referee fell behind during the open request (added to its deadline)
     _unflushed = False  # record lines written since the last flush
     task: asyncio.Task[None] | None = None
+    end = "completed"  # how the match ended, for the metrics (``referee.metrics.END_REASONS``)
 
     def abort(self, reason: str) -> None:
         """Stop the match where it stands: it ends ABORTED, recorded as such, with no ranking."""
@@ -467,6 +474,7 @@ class MatchSession:
             return
         if self.task is not None:
             self.task.cancel()
+        self.end = "aborted"
         self._record({"type": "aborted", "reason": reason})
         self._finish(pb.MATCH_STATUS_ABORTED, reason=f"aborted: {reason}")
 
@@ -481,9 +489,11 @@ class MatchSession:
                 if d is None:
                     break
                 if time.monotonic() >= ends_at:
+                    self.end = "time_limit"
                     self._dispatch(self.match.stop(f"the server's time limit for a match ({self.limits.max_match_seconds} s)"))
                     break
                 if self.writer is not None and self.writer.full:
+                    self.end = "record_limit"
                     self._dispatch(self.match.stop(f"the server's size limit for a record ({self.limits.max_record_bytes} bytes)"))
                     break
                 if self.match.on_autopilot(d.seat):
@@ -494,12 +504,14 @@ class MatchSession:
             self._finish(pb.MATCH_STATUS_FINISHED)
         except asyncio.CancelledError:
             if not self.done.is_set():
+                self.end = "shutdown"
                 self._record({"type": "aborted", "reason": "referee shutting down"})
                 self._finish(pb.MATCH_STATUS_ABORTED, reason="aborted: referee shutting down")
             raise
         except Exception:  # the match must end with a result even if the code has a bug
             self.log.exception("match_crashed")
             if not self.done.is_set():
+                self.end = "error"
                 self._record({"type": "aborted", "reason": "referee error"})
             self._finish(pb.MATCH_STATUS_ABORTED, reason="referee error")
 
@@ -575,6 +587,8 @@ class MatchSession:
                         continue
                     self._seat_log(seat).info("deadline_missed", request_id=rid)
                     s.stats.timed_out[phase] += 1
+                    if self.metrics is not None:
+                        self.metrics.timed_out()
                     self._dispatch(self.match.timeout(seat))
                     return
                 refusal: tuple[int, str, str] | None = None
@@ -593,11 +607,16 @@ class MatchSession:
                     if rejections >= self.time.max_rejections:  # flooding: counts as a missed deadline
                         self._seat_log(seat).warning("flooding", rejections=rejections)
                         s.stats.timed_out[phase] += 1
+                        if self.metrics is not None:
+                            self.metrics.timed_out()
                         self._dispatch(self.match.timeout(seat))
                         return
                     continue
-                used_ms = int((time.monotonic() - started - self._stalled) * 1000)  # the referee's stalls are not the bot's
+                elapsed = time.monotonic() - started
+                used_ms = int((elapsed - self._stalled) * 1000)  # the referee's stalls are not the bot's
                 s.stats.accepted[phase] += 1
+                if self.metrics is not None:
+                    self.metrics.decided(elapsed)
                 if used_ms > self.time.per_move_ms:
                     s.bank_left_ms = max(0, s.bank_left_ms - (used_ms - self.time.per_move_ms))
                 if s.conn is not None:
@@ -616,6 +635,7 @@ class MatchSession:
             try:
                 self.writer.flush()
             except RecordsUnwritable:  # a full or read-only disk: the match ends now, ABORTED with that reason
+                self.end = "records_unwritable"
                 if self.task is not None:
                     self.task.cancel()
                 self._finish(pb.MATCH_STATUS_ABORTED)
@@ -668,6 +688,8 @@ class MatchSession:
         return True
 
     def _reject(self, s: _Seat, rid: int, code: str, message: str) -> None:
+        if self.metrics is not None:
+            self.metrics.rejected(code)
         if s.conn is not None and s.conn.waiting() < OUTBOX_LIMIT:
             s.conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=self.match_id, request_id=rid, code=code,
                                                                      message=message)))
@@ -735,6 +757,9 @@ class MatchSession:
         out = m.outcome
         if (failed := self._close_record()) is not None:  # reason code first: clients match on the prefix
             status, reason, out = pb.MATCH_STATUS_ABORTED, f"{REASON_UNWRITABLE}: {failed.message}", None
+            self.end = "records_unwritable"
+        elif self.end == "completed" and len(m.forfeited) == len(self.seats):
+            self.end = "all_forfeited"
         result = pb.MatchResult(match_id=self.match_id, status=status, variant=m.variant.name,  # type: ignore[arg-type]
                                 totals=list(m.game.totals), seat_names=[s.name for s in self.seats],
                                 forfeited=list(m.forfeited), seed=m.config.seed,

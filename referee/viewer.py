@@ -61,6 +61,7 @@ from referee.timeline import (
 )
 
 if TYPE_CHECKING:
+    from referee.metrics import Metrics
     from referee.server import RefereeService
     from referee.session import MatchSession
 
@@ -514,8 +515,9 @@ class _Connections:
     """Counts the viewer's connections, refuses those past the limits (a 503 written straight to the socket, then
     closed) and aborts a connection whose peer stopped reading (paused for ``stall_s``)."""
 
-    def __init__(self, limits: ServerLimits, tuning: Tuning, stats: ViewerStats) -> None:
+    def __init__(self, limits: ServerLimits, tuning: Tuning, stats: ViewerStats, name: str = "the viewer") -> None:
         self.limits, self.tuning, self.stats = limits, tuning, stats
+        self.name = name  # what a refusal says has too many connections (the metrics server's are counted so too)
         self.open = 0
         self.by_addr: Counter[str] = Counter()
         self.refusing = 0  # refused connections held before their 503 (``refuse``)
@@ -561,7 +563,7 @@ class _Guarded(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self.addr = str(peer[0]) if isinstance(peer, tuple) and peer else str(peer or "")
         c, lim = self.conns, self.conns.limits
-        refused = ("LIMIT_CONNECTIONS", f"the viewer has {lim.viewer_max_connections} connections open") \
+        refused = ("LIMIT_CONNECTIONS", f"{c.name} has {lim.viewer_max_connections} connections open") \
             if c.open >= lim.viewer_max_connections else \
             ("LIMIT_CLIENT_CONNECTIONS", f"this address has {lim.viewer_client_connections} connections open") \
             if c.by_addr[self.addr] >= lim.viewer_client_connections else None
@@ -647,10 +649,12 @@ def _int_param(request: web.Request, name: str, default: int, low: int, high: in
 
 def create_viewer_app(records: Path | str | None, service: RefereeService | None = None,
                       limits: ServerLimits = DEFAULT_LIMITS, tuning: Tuning = Tuning(),
-                      routes: Iterable[web.AbstractRouteDef] = ()) -> web.Application:
+                      routes: Iterable[web.AbstractRouteDef] = (), metrics: Metrics | None = None) -> web.Application:
     """The viewer's routes over the records in ``records`` (a folder or one file), and the live matches of
     ``service`` when it runs on the same event loop. ``routes``: another app's, served first under the same limits
-    (the ladder's pages; a ``/metrics``)."""
+    (the ladder's pages). ``/metrics`` too when there are ``metrics`` (by default the service's)."""
+    if metrics is None:  # (getattr: a stand-in service, as the tests pass, may have no metrics at all)
+        metrics = getattr(service, "metrics", None)
     shelf = RecordShelf(records)
     stats = ViewerStats()
     jobs = _Jobs(limits.viewer_jobs, tuning.waiting_jobs, stats)
@@ -945,6 +949,10 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
         web.get("/api/live", list_live),
         web.get("/api/live/{match_id}/frames", live_frames),
     ])
+    if metrics is not None:
+        from referee.metrics import add_metrics_route
+
+        add_metrics_route(app, metrics)
     return app
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from referee.cli import port_number
 from tournaments.faults import BotFaults
 
 __all__ = ["main", "finish_report", "write_html", "print_faults"]
@@ -63,6 +64,10 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", type=Path, help="output folder (default: the config's)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bar")
     p.add_argument("--time-budget", type=float, metavar="SECONDS", help="begin no new deal after this long (rerun to go on)")
+    p.add_argument("--metrics-port", type=port_number, metavar="PORT", help="serve the embedded referee's Prometheus metrics "
+                   "at /metrics on this port (0 picks one; the address is printed) while the run lasts")
+    p.add_argument("--metrics-host", default="127.0.0.1", metavar="HOST", help="the address --metrics-port listens on "
+                   "(default 127.0.0.1)")
     _rating_args(p)
 
 
@@ -193,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = dataclasses.replace(config, output=args.output.resolve())
         if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
             raise ConfigError("--concurrency", f"must be at least 1, not {args.concurrency}")
+        if getattr(args, "metrics_port", None) is not None and (args.referee or args.cluster):
+            raise ConfigError("--metrics-port", "serves the embedded referee's metrics: a running referee serves its "
+                              "own (referee serve --metrics-port); a cluster's workers run theirs unexposed")
         label = "run"
         if args.cmd == "ladder":
             from tournaments.ladder import add_entry
@@ -219,14 +227,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     anchor = args.anchor or config.ratings.anchor
     anchor_rating = args.anchor_rating if args.anchor_rating is not None else config.ratings.anchor_rating
     progress = None if args.no_progress else LiveProgress(err)
+    metrics_at = (args.metrics_host, args.metrics_port) if args.metrics_port is not None else None
     try:
         if progress is not None:
             with progress:
                 stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, progress=progress,
-                                       time_budget_s=args.time_budget, label=label, cluster=args.cluster)
+                                       time_budget_s=args.time_budget, label=label, cluster=args.cluster,
+                                       metrics_at=metrics_at)
         else:
             stats = run_tournament(config, referee=args.referee, concurrency=args.concurrency, time_budget_s=args.time_budget,
-                                   label=label, cluster=args.cluster)
+                                   label=label, cluster=args.cluster, metrics_at=metrics_at)
     except ConfigError as exc:
         err.print(f"[red]config error[/] in {escape(str(args.config))}: {escape(str(exc))}")
         return 2

@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import structlog
 
@@ -42,6 +42,9 @@ from tournaments.config import ConfigError, TimeControl, TournamentConfig
 from tournaments.faults import BotFaults, BotRun, SeatFaults
 from tournaments.schedule import Game, gauntlet, ladder, round_robin
 from tournaments.store import DB_NAME, Store
+
+if TYPE_CHECKING:
+    from referee.metrics import Metrics
 
 __all__ = [
     "MatchRequest",
@@ -766,12 +769,14 @@ def run_tournament(
     time_budget_s: float | None = None,
     label: str = "run",
     cluster: str | None = None,
+    metrics_at: tuple[str, int] | None = None,
 ) -> RunStats:
     """Play every missing game of ``config``'s schedule. Starts an embedded referee unless ``referee``
     (HOST:PORT) is given or a ``backend`` replaces the gRPC one. With ``time_budget_s``, no new deal is begun
     once that much time has passed (the rest is left for a rerun). With ``cluster`` (a Dask scheduler's address)
     the matches are played on that cluster's workers (:mod:`tournaments.cluster`). A run that played games keeps the ratings
-    it ends with as a rating run called ``label``. :raises ConfigError: before anything starts."""
+    it ends with as a rating run called ``label``. ``metrics_at`` (host, port): the embedded referee's Prometheus
+    metrics are served there (``referee.metrics``). :raises ConfigError: before anything starts."""
     from tournaments import ladder as continuing
 
     if continuing.is_continuing(config):
@@ -804,7 +809,7 @@ def run_tournament(
             concurrency = concurrency or cluster_threads(cluster)
             log.info("cluster", address=cluster, concurrency=concurrency)
         stats = _run(config, p, store, log, cleanup, referee, concurrency, backend, progress, handle_signals, time_budget_s,
-                     label)
+                     label, metrics_at)
         if stats.played:
             r = config.ratings
             continuing.keep_ratings(store, label, r.anchor, r.anchor_rating, r.average)
@@ -814,7 +819,7 @@ def run_tournament(
 def _run(
     config: TournamentConfig, p: Plan, store: Store, log: Any, cleanup: contextlib.ExitStack, referee: str | None,
     concurrency: int | None, backend: Backend | None, progress: Progress | None, handle_signals: bool,
-    time_budget_s: float | None, label: str = "run",
+    time_budget_s: float | None, label: str = "run", metrics_at: tuple[str, int] | None = None,
 ) -> RunStats:
     out = config.output
     store.claim(config.fingerprint())
@@ -867,7 +872,9 @@ def _run(
             socket = cleanup.enter_context(private_socket_dir()) / "referee.sock"
             # its admin token exists only in this process: the runner's calls and the bots' minted tokens
             admin = secrets.token_urlsafe(32)
-            embedded = EmbeddedReferee(records_dir=out / "records", unix_path=str(socket), admin_token=admin)
+            metrics = _serve_metrics(metrics_at, cleanup, log) if metrics_at is not None else None
+            embedded = EmbeddedReferee(records_dir=out / "records", unix_path=str(socket), admin_token=admin,
+                                       metrics=metrics)
             address = embedded.start()
             log.info("referee_started", address=address, unix=str(socket))
         else:
@@ -895,6 +902,24 @@ def _run(
     log.info("run_ended", played=stats.played, failed=stats.failed, missing=stats.missing, interrupted=stats.interrupted,
              budget_reached=stats.budget_reached, stop_reason=stats.stop_reason, elapsed_s=round(stats.elapsed_s, 2), games_per_hour=round(stats.games_per_hour))
     return stats
+
+
+def _serve_metrics(at: tuple[str, int], cleanup: contextlib.ExitStack, log: Any) -> Metrics:
+    """The embedded referee's metrics, served at ``at`` until the run ends (``tournament run --metrics-port``).
+    :raises ConfigError: the port cannot be bound."""
+    from referee.metrics import Metrics, MetricsServer
+
+    metrics = Metrics()
+    server = MetricsServer(metrics, *at)
+    try:
+        port = server.start()
+    except OSError as exc:
+        raise ConfigError("--metrics-port", f"cannot serve metrics on {at[0]}:{at[1]}: {exc.strerror or exc}") from exc
+    cleanup.callback(server.stop)
+    url = f"http://{at[0]}:{port}/metrics"
+    log.info("metrics_serving", url=url)
+    print(f"metrics: {url}", file=sys.stderr, flush=True)
+    return metrics
 
 
 def _sprt_tracker(config: TournamentConfig, p: Plan, store: Store) -> SprtTracker:
