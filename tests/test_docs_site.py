@@ -93,3 +93,39 @@ def test_every_link_of_the_readme_names_a_file_and_heading_that_are_there() -> N
             text = target.read_text(encoding="utf-8")
             anchors = {_slug(h) for h in re.findall(r"^#+ (.*)$", text, re.M)} | set(re.findall(r'id="([^"]+)"', text))
             assert anchor in anchors, link
+
+
+# Every shell block a guide shows, by (file, the heading it sits under), and the test that runs it as written. A
+# new block fails test_every_shell_block_of_the_guides_is_run_by_a_test until a test runs it (or it is listed in
+# NOT_RUN with the reason). The SDK READMEs shown in docs/bots/ are run by tests/clients/ (their own files).
+RUN_BY = {
+    ("docs/hosting.md", "Run a tournament"): "tests/tournaments/test_readme_commands.py",
+    ("docs/bots/python.md", "Writing a bot in Python"): "tests/test_sdk.py",
+}
+NOT_RUN = {
+    ("README.md", "Quick start (a fresh machine with Python 3.11 and make)"): "`make demo` and `make test`: the suite itself",
+    ("docs/operations.md", "The referee's command line"): "a reference of `referee serve` forms on port 50051; "
+    "each flag has its own test (tests/test_tls.py, test_restart.py, test_cli.py, ...)",
+    ("docs/hosting.md", "See it in the browser"): "the viewer on fixed ports; tests/web/ drives the same pages",
+}
+
+
+def shell_blocks() -> set[tuple[str, str]]:
+    """(file, heading) of every ``sh``/``bash``/``console`` block in README.md and docs/."""
+    found = set()
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        heading = ""
+        text = path.read_text(encoding="utf-8")
+        for line in re.finditer(r"^(#+ .*|```(?:sh|bash|shell|console)\s*)$", text, re.M):
+            if line.group(1).startswith("#"):
+                heading = line.group(1).lstrip("#").strip()
+            else:
+                found.add((path.relative_to(ROOT).as_posix(), heading))
+    return found
+
+
+def test_every_shell_block_of_the_guides_is_run_by_a_test() -> None:
+    blocks = shell_blocks()
+    assert blocks == set(RUN_BY) | set(NOT_RUN), blocks ^ (set(RUN_BY) | set(NOT_RUN))
+    for (doc, _), test in RUN_BY.items():
+        assert doc in (ROOT / test).read_text(encoding="utf-8"), (doc, test)

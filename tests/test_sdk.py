@@ -27,6 +27,18 @@ def guide_bot() -> str:
     return block.group(1)
 
 
+def test_the_guide_check_bot_command_passes_the_guide_bot(tmp_path):
+    """docs/bots/python.md's shell block, as written, in a folder holding the guide's bot and ``.venv``: no fault."""
+    (tmp_path / "first_legal.py").write_text(guide_bot())
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    block = re.search(r"```sh\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    assert block is not None and "check-bot" in block.group(1)
+    run = subprocess.run(["bash", "-c", "set -e\n" + block.group(1)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "0 faults" in run.stdout and "2 of 2 finished" in run.stdout, run.stdout[-3000:]
+
+
 def test_the_guide_bot_plays_a_match_as_a_separate_process(tmp_path):
     script = tmp_path / "first_legal.py"
     script.write_text(guide_bot())
