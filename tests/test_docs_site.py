@@ -55,7 +55,7 @@ def _site(tmp_path: Path, page: str, extra: dict[str, str] | None = None) -> Pat
     ("# Home\n\n[no such heading](other.md#not-there)\n", "not-there"),
     ("# Home\n\n[a config](../examples/gone.toml)\n", "examples/gone.toml is not in the repository"),
     ("# Home\n\n<!-- include clients/x/README.md -->\n", "no such file"),
-])
+], ids=["missing page", "missing anchor", "missing file outside docs", "missing include"])
 def test_a_broken_link_or_include_fails_the_build(tmp_path: Path, page: str, says: str) -> None:
     run = build(_site(tmp_path, page), tmp_path / "site")
     assert run.returncode != 0
