@@ -1,12 +1,13 @@
-"""The Python SDK as a newcomer uses it: the README's bot plays a match as its own process, and nothing a seat
-receives names the seed before the match is over."""
+"""The Python SDK as a newcomer uses it: the guide's bot (docs/bots/python.md) plays a match as its own process,
+and nothing a seat receives names the seed before the match is over."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import grpc
 
@@ -16,21 +17,31 @@ from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot import PolicyBot, run_bot
 from rummybot.policies import random_policy
 
-README_BOT = textwrap.dedent('''
-    from rummybot import Bot, main
-
-    class FirstLegal(Bot):
-        def decide(self, view, legal, request):   # may also be `async def`
-            return legal[0]                       # any listed action is legal
-
-    if __name__ == "__main__":
-        main(FirstLegal())
-''')
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "bots" / "python.md"
 
 
-def test_the_readme_bot_plays_a_match_as_a_separate_process(tmp_path):
+def guide_bot() -> str:
+    """The first ``python`` block of docs/bots/python.md, the bot a newcomer copies, as written."""
+    block = re.search(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    assert block is not None, "docs/bots/python.md shows no Python bot"
+    return block.group(1)
+
+
+def test_the_guide_check_bot_command_passes_the_guide_bot(tmp_path):
+    """docs/bots/python.md's shell block, as written, in a folder holding the guide's bot and ``.venv``: no fault."""
+    (tmp_path / "first_legal.py").write_text(guide_bot())
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    block = re.search(r"```sh\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    assert block is not None and "check-bot" in block.group(1)
+    run = subprocess.run(["bash", "-c", "set -e\n" + block.group(1)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "0 faults" in run.stdout and "2 of 2 finished" in run.stdout, run.stdout[-3000:]
+
+
+def test_the_guide_bot_plays_a_match_as_a_separate_process(tmp_path):
     script = tmp_path / "first_legal.py"
-    script.write_text(README_BOT)
+    script.write_text(guide_bot())
     with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
         stub = pb_grpc.RefereeStub(ch)
         created = stub.CreateMatch(pb.CreateMatchRequest(variant="fortune", seed="sdk",

@@ -1,4 +1,4 @@
-"""The stdio bridge works as documented: in a tournament config exactly as the README shows it, with a POSIX sh
+"""The stdio bridge works as documented: in a tournament config exactly as docs/bots/stdio.md shows it, with a POSIX sh
 bot and a Node bot; it sends seated, decision, rejected and match_result lines that match the schema generated
 from the proto; and an answer it cannot use, or one the referee refuses, is sent back with its reason code,
 counted and shown, never replaced by another move."""

@@ -1,4 +1,5 @@
-"""Every command of the README's Tournaments block runs as written, from a copy of the repo's layout."""
+"""Every command of the hosting guide's tournament block (docs/hosting.md, "Run a tournament") runs as written, from
+a copy of the repo's layout."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ ROOT = Path(__file__).parents[2]
 
 
 def readme_tournament_commands() -> list[str]:
-    """The shell lines of the first ``sh`` block under "## Tournaments", comments dropped."""
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Tournaments\n"):]
+    """The shell lines of the first ``sh`` block under "## Run a tournament" in docs/hosting.md, comments dropped."""
+    text = (ROOT / "docs" / "hosting.md").read_text()
+    section = text[text.index("## Run a tournament\n"):]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block is not None, "the Tournaments section has no sh block"
+    assert block is not None, "the Run a tournament section has no sh block"
     return [re.sub(r"\s+#\s.*$", "", line).strip() for line in block.group(1).splitlines() if line.strip()]
 
 
@@ -42,7 +43,7 @@ def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def _serve_referee(port: int, cwd: Path) -> subprocess.Popen[str]:
     with socket.socket() as s:
         if s.connect_ex(("127.0.0.1", port)) == 0:
-            pytest.fail(f"port {port}, which the README's --referee line names, is taken by another program")
+            pytest.fail(f"port {port}, which the guide's --referee line names, is taken by another program")
     proc = subprocess.Popen([str(Path(sys.prefix) / "bin" / "referee"), "serve", "--port", str(port)], cwd=cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 30
@@ -55,9 +56,9 @@ def _serve_referee(port: int, cwd: Path) -> subprocess.Popen[str]:
     pytest.fail(f"the referee did not start on port {port}")
 
 
-def test_every_tournament_command_in_the_readme_runs_as_written(tmp_path: Path) -> None:
+def test_every_tournament_command_in_the_hosting_guide_runs_as_written(tmp_path: Path) -> None:
     """Each line exits 0 and does what its comment says; the --referee line plays on a referee started as the
-    README's referee section says (from a fresh copy, so it plays rather than resumes)."""
+    operations guide's command line says (from a fresh copy, so it plays rather than resumes)."""
     commands = readme_tournament_commands()
     assert len(commands) >= 8
     assert all(c.startswith(".venv/bin/tournament ") for c in commands), commands
