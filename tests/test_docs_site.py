@@ -107,6 +107,7 @@ NOT_RUN = {
     ("docs/operations.md", "The referee's command line"): "a reference of `referee serve` forms on port 50051; "
     "each flag has its own test (tests/test_tls.py, test_restart.py, test_cli.py, ...)",
     ("docs/hosting.md", "See it in the browser"): "the viewer on fixed ports; tests/web/ drives the same pages",
+    ("docs/METRICS.md", "Metrics"): "servers on fixed ports; tests/test_metrics.py runs the same flags on free ports",
 }
 
 
