@@ -42,7 +42,7 @@ from tournaments.ladder.health import failed, log_tail, pause_length, pause_reas
 from tournaments.ladder.keys import Registry
 from tournaments.ladder.matchmaker import Candidate, Table, pick_table
 from tournaments.ladder.rating import Rater, Rating
-from tournaments.ladder.store import BotRow, SqliteLadderStore
+from tournaments.ladder.store import BotRow, open_store
 
 __all__ = ["LadderService", "serve"]
 
@@ -55,7 +55,7 @@ class LadderService:
         self.cfg = cfg
         self.log = log or structlog.get_logger(component="ladder")
         self.rng = rng or random.Random()
-        self.store = SqliteLadderStore(cfg.db)
+        self.store = open_store(cfg.storage)
         self.registry = Registry(self.store.keys())
         self.bots: dict[int, BotRow] = {}
         self.rater = Rater()

@@ -27,7 +27,7 @@ from aiohttp import web
 from rich.console import Console
 from rich.markup import escape
 
-from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, parse_ref
+from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, open_store, parse_ref
 
 if TYPE_CHECKING:
     from tournaments.ladder.service import LadderService
@@ -260,8 +260,9 @@ def fetch_leaderboard(web_address: str, timeout: float = 3.0) -> list[dict[str, 
     return bots if isinstance(bots, list) else None
 
 
-def leaderboard_from_store(db: Path) -> list[dict[str, Any]]:
-    with SqliteLadderStore(db, readonly=True) as store:
+def leaderboard_from_store(db: Path | str) -> list[dict[str, Any]]:
+    """The leaderboard as last stored (``db``: the SQLite file or a PostgreSQL URL), online unknown."""
+    with open_store(db, readonly=True) as store:
         _, ratings = store.latest_ratings()
         return leaderboard(store.bots(), ratings, store.faults(), lambda _b: None)
 
