@@ -6,6 +6,7 @@ part of it; bots, pauses and rating runs read back as written (timestamps to the
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -16,15 +17,21 @@ import pytest
 
 from tournaments.faults import SeatFaults
 from tournaments.ladder.keys import key_digest, new_key
+from tournaments.ladder.rating import Rater
 from tournaments.ladder.store import (
+    _PAIRS,
+    MIGRATIONS,
     SCHEMA_VERSION,
     BotExists,
+    FaultSummary,
     NoSuchBot,
     SqliteLadderStore,
     StoreTooNew,
     StoreUnavailable,
     open_store,
+    pair_scores,
     redact_url,
+    tally_game,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,3 +181,80 @@ def test_a_postgres_url_that_does_not_answer_is_told_without_its_password() -> N
         open_store(url)
     assert "s3cret-pw" not in str(err.value) and "ladder:***@127.0.0.1:1/ladder" in str(err.value)
     assert redact_url("postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def _random_games(store: SqliteLadderStore, bots: list[int], n: int, rng: random.Random, first: int = 0
+                  ) -> list[tuple[list[int], list[list[int]], list[int], list[SeatFaults]]]:
+    """``n`` three-seat games with ties and some forfeits and faults, stored; what was stored."""
+    out = []
+    for i in range(first, first + n):
+        seats = rng.sample(bots, 3)
+        order = rng.sample(range(3), 3)
+        ranking = [[order[0], order[1]], [order[2]]] if rng.random() < 0.2 else [[s] for s in order]
+        forfeited = [order[2]] if rng.random() < 0.1 else []
+        faults = [SeatFaults(order[1], {"MELD_INVALID": 1}, timed_out=1)] if rng.random() < 0.2 else []
+        assert store.record_game(f"g{i}|r0", f"g{i}", 0, seats, ranking, [0, 0, 0], "out", forfeited, f"m{i}", "", 1.0,
+                                 faults)
+        out.append((seats, ranking, forfeited, faults))
+    return out
+
+
+def test_a_resumed_rater_equals_one_that_took_in_every_game(ladder_db: str | Path) -> None:
+    """A restart reads the last rating run and sums its games in the database; what it then fits is what a rater
+    fed every game fits. The service's in-memory fault tallies equal the store's own count."""
+    rng = random.Random(7)
+    with open_store(ladder_db) as store:
+        bots = [store.add_bot(f"b{i}", "1", "remote", None).id for i in range(6)]
+        tallies: dict[int, FaultSummary] = {}
+        live = Rater()
+        for g in _random_games(store, bots, 40, rng):
+            tally_game(tallies, g[0], g[2], g[3])
+        for g in store.games():
+            live.add(g.seats, g.ranking, g.forfeited, g.id)
+        first = live.fit()
+        store.add_rating_run(live.count, live.last_game, {b: (r.elo, r.err, r.mu, r.sigma, r.games)
+                                                          for b, r in first.items()})
+        for g in _random_games(store, bots, 25, rng, first=40):
+            tally_game(tallies, g[0], g[2], g[3])
+        assert tallies == store.faults()
+        resumed = Rater.resume(store)
+        assert (resumed.count, resumed.last_game) == (40, live.last_game)
+        for g in store.games(resumed.last_game):
+            resumed.add(g.seats, g.ranking, g.forfeited, g.id)
+            live.add(g.seats, g.ranking, g.forfeited, g.id)
+        assert resumed.count == live.count == 65 and resumed.last_game == live.last_game
+        want, got = live.fit(), resumed.fit()
+        assert set(want) == set(got) == set(bots)
+        for b in bots:
+            i, j = live.index[b], resumed.index[b]
+            assert live.matches[i] == resumed.matches[j] and live.forfeits[i] == resumed.forfeits[j]
+            for c in bots:
+                assert live.score[i, live.index[c]] == resumed.score[j, resumed.index[c]]
+                assert live.games[i, live.index[c]] == resumed.games[j, resumed.index[c]]
+            assert got[b].elo == pytest.approx(want[b].elo, abs=1e-6)
+            assert got[b].err == pytest.approx(want[b].err, abs=1e-6)
+            assert (got[b].mu, got[b].sigma, got[b].games) == pytest.approx((want[b].mu, want[b].sigma, want[b].games))
+
+
+def test_the_pairs_of_games_stored_before_their_table_are_filled_in(ladder_db: str | Path) -> None:
+    rng = random.Random(3)
+    with open_store(ladder_db) as store:
+        bots = [store.add_bot(f"b{i}", "1", "remote", None).id for i in range(4)]
+        _random_games(store, bots, 12, rng)
+        before = store.rating_totals(10**9)
+        with store._tx():  # back to the schema before game_pairs, its games kept
+            store.db.execute("DROP TABLE game_pairs")
+            store.db.execute("UPDATE schema_version SET version = ?", (MIGRATIONS.index(_PAIRS),))
+    with open_store(ladder_db) as store:
+        assert store.db.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+        after = store.rating_totals(10**9)
+    assert sorted(after.pairs) == sorted(before.pairs) and len(before.pairs) > 0 and after.count == 12
+    assert after.games == before.games and after.forfeits == before.forfeits
+    assert sum(n for *_, n in after.pairs) == 12 * 3  # three pairs a three-seat game
+
+
+def test_pair_scores_are_the_fits_pairwise_outcomes() -> None:
+    # seats 0..2 hold bots 30, 10, 20; seat 2 won, seats 0 and 1 tied behind it
+    assert pair_scores([30, 10, 20], [[2], [0, 1]]) == [(10, 20, 0.0), (10, 30, 0.5), (20, 30, 1.0)]
+    # a seat missing from the ranking is placed last
+    assert pair_scores([1, 2], [[1]]) == [(1, 2, 0.0)]

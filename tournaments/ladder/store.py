@@ -13,6 +13,9 @@ PostgreSQL (:mod:`.pgstore`) for a ladder spread over machines, both behind :cla
   ``record_game`` of a key already there writes nothing. A kill -9 leaves every committed game and no part of
   another (WAL with ``synchronous=NORMAL``: a commit survives the process; the machine's power is another matter).
 - Bots are ``name@version``: a new version is a new row with its own games and ratings.
+- Each game's pairwise outcomes are also kept as rows (``game_pairs``: bots ``a < b``, ``a``'s score), written in
+  the game's transaction, so a refit over a million games sums them with one ``GROUP BY`` (:meth:`rating_totals`)
+  instead of reading every game back.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from tournaments.faults import SeatFaults
 
 __all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "LadderStore", "SqliteLadderStore", "StoreTooNew",
            "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name", "parse_ref", "open_store",
-           "is_postgres_url", "redact_url"]
+           "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
@@ -145,6 +148,49 @@ class FaultSummary:
         return self.forfeits + sum(self.refused.values()) + self.timed_out + self.disconnects
 
 
+def tally_game(summaries: dict[int, FaultSummary], seats: Sequence[int], forfeited: Sequence[int],
+               faults: Iterable[SeatFaults] = ()) -> None:
+    """Add one stored game to per-bot summaries, as :meth:`SqliteLadderStore.faults` counts it from the tables (the
+    service keeps them in memory: the leaderboard is built without reading every game)."""
+    for b in set(seats):
+        summaries.setdefault(int(b), FaultSummary()).games += 1
+    for i in forfeited:
+        if 0 <= i < len(seats):
+            summaries.setdefault(int(seats[i]), FaultSummary()).forfeits += 1
+    for f in faults:
+        if 0 <= f.seat < len(seats):
+            s = summaries.setdefault(int(seats[f.seat]), FaultSummary())
+            s.refused.update({str(k): int(v) for k, v in f.rejected.items()})
+            s.timed_out += int(f.timed_out)
+            s.disconnects += int(f.disconnects)
+
+
+@dataclass(frozen=True)
+class RatingTotals:
+    """The games up to ``upto`` (a game id), summed: ``count`` games; ``pairs`` (a, b, a's score, games) with
+    ``a < b``; per bot its games and its forfeited seats."""
+
+    upto: int
+    count: int
+    pairs: list[tuple[int, int, float, int]]
+    games: Counter[int]
+    forfeits: Counter[int]
+
+
+def pair_scores(seats: Sequence[int], ranking: Sequence[Sequence[int]]) -> list[tuple[int, int, float]]:
+    """A game's pairwise outcomes as the Bradley-Terry fit counts them (``tournaments.ratings``: the better placed
+    bot wins, bots placed together draw): ``(a, b, a's score)`` for each pair of distinct bots, ``a < b``."""
+    place_of_seat = {s: i for i, grp in enumerate(ranking) for s in grp}
+    last = len(ranking)
+    place: dict[int, int] = {}
+    for seat, bot in enumerate(seats):
+        p = place_of_seat.get(seat, last)
+        place[int(bot)] = min(place.get(int(bot), p), p)
+    bots = sorted(place)
+    return [(a, b, 1.0 if place[a] < place[b] else 0.0 if place[a] > place[b] else 0.5)
+            for i, a in enumerate(bots) for b in bots[i + 1:]]
+
+
 @dataclass(frozen=True)
 class RatingPoint:
     run: int
@@ -179,6 +225,7 @@ class LadderStore(Protocol):
     def add_rating_run(self, games: int, last_game: int, ratings: Mapping[int, tuple[float, float, float, float, int]]
                        ) -> int: ...
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]: ...
+    def rating_totals(self, upto: int) -> RatingTotals: ...
     def rating_history(self, bot_id: int, limit: int = 200) -> list[RatingPoint]: ...
     def close(self) -> None: ...
 
@@ -206,8 +253,15 @@ CREATE TABLE ratings (
     sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (bot_id, run_id));
 """
 
+# Each game's pairwise outcomes (what the Bradley-Terry fit sums), written with the game; games stored before this
+# version are filled in by the migration (``_fill_pairs``). Types as SQLite says them (pgstore maps them).
+_PAIRS = """
+CREATE TABLE game_pairs (
+    game_id INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (game_id, a, b))
+"""
+
 # MIGRATIONS[v]: from schema version v to v + 1 (v = 0: an empty database)
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _PAIRS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -274,8 +328,18 @@ class SqliteLadderStore:
                 for stmt in MIGRATIONS[v].split(";"):
                     if stmt.strip():
                         self.db.execute(self._ddl(stmt))
+                if MIGRATIONS[v] is _PAIRS:
+                    self._fill_pairs()
                 self.db.execute("UPDATE schema_version SET version = ?", (v + 1,))
         return found
+
+    def _fill_pairs(self) -> None:
+        """The pairwise outcomes of the games stored before ``game_pairs`` existed (inside the migration's
+        transaction)."""
+        rows = self.db.execute("SELECT id, seats, ranking FROM games").fetchall()
+        self.db.executemany("INSERT INTO game_pairs (game_id, a, b, score) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
+                            [(int(gid), *p) for gid, seats, ranking in rows
+                             for p in pair_scores(json.loads(seats), json.loads(ranking))])
 
     def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
@@ -401,6 +465,10 @@ class SqliteLadderStore:
             gid = int(row[0][0])
             self.db.executemany("INSERT INTO game_bots (game_id, bot_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                                 [(gid, b) for b in sorted(set(seats))])
+            pairs = pair_scores(seats, ranking)
+            if pairs:
+                self.db.executemany("INSERT INTO game_pairs (game_id, a, b, score) VALUES (?,?,?,?) "
+                                    "ON CONFLICT DO NOTHING", [(gid, *p) for p in pairs])
             for f in faults:
                 if 0 <= f.seat < len(seats):
                     self.db.execute(
@@ -476,6 +544,21 @@ class SqliteLadderStore:
             self.db.executemany("INSERT INTO ratings VALUES (?,?,?,?,?,?,?)",
                                 [(run, b, *v) for b, v in ratings.items()])
         return run
+
+    def rating_totals(self, upto: int) -> RatingTotals:
+        """What the Bradley-Terry fit needs of the games ``id <= upto``, summed by the database: per pair of bots
+        their games and ``a``'s score, per bot its games and forfeited seats (a refit's warm start: no game read)."""
+        pairs = [(int(a), int(b), float(s), int(n)) for a, b, s, n in self.db.execute(
+            "SELECT a, b, SUM(score), COUNT(*) FROM game_pairs WHERE game_id <= ? GROUP BY a, b", (upto,))]
+        games = Counter({int(b): int(n) for b, n in self.db.execute(
+            "SELECT bot_id, COUNT(*) FROM game_bots WHERE game_id <= ? GROUP BY bot_id", (upto,))})
+        forfeits: Counter[int] = Counter()
+        for seats, forfeited in self.db.execute(
+                "SELECT seats, forfeited FROM games WHERE id <= ? AND forfeited != '[]'", (upto,)):
+            s = json.loads(seats)
+            forfeits.update(int(s[i]) for i in json.loads(forfeited) if 0 <= i < len(s))
+        count = int(self.db.execute("SELECT COUNT(*) FROM games WHERE id <= ?", (upto,)).fetchone()[0])
+        return RatingTotals(upto, count, pairs, games, forfeits)
 
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]:
         """The last game the last rating run took in (0: no run yet) and that run's ratings."""

@@ -105,7 +105,7 @@ def routes(service: LadderService) -> list[web.RouteDef]:
 
     def board() -> list[dict[str, Any]]:
         ratings = {b: (r.elo, r.err, r.mu, r.sigma, r.games) for b, r in service.ratings.items()}
-        return leaderboard(list(service.bots.values()), ratings, service.store.faults(), service.online)
+        return leaderboard(list(service.bots.values()), ratings, service.fault_summaries, service.online)
 
     def find(ref: str) -> BotRow | None:
         name, version = parse_ref(ref)
@@ -125,7 +125,7 @@ def routes(service: LadderService) -> list[web.RouteDef]:
 
     async def api_board(request: web.Request) -> web.Response:
         return cache.get("api/board", lambda: (orjson.dumps({"variant": service.cfg.game.variant,
-                                                             "games": service.store.game_count(),
+                                                             "games": service.stored,
                                                              "bots": board()}), "application/json", 200))
 
     async def api_bot(request: web.Request) -> web.Response:
@@ -198,7 +198,7 @@ def _board_html(rows: list[dict[str, Any]], service: LadderService) -> str:
                    f"</a></li>" for m, seats in list(service.live.items())[:50])
     return (f"<!doctype html><html><head><meta charset=utf-8><title>Ladder: {_e(service.cfg.game.variant)}</title>"
             f"<style>{_STYLE}</style></head><body><h1>Ladder: {_e(service.cfg.game.variant)}</h1>"
-            f"<p>{service.store.game_count()} games. Elo ± 95% (Bradley-Terry, whole history, mean 0). "
+            f"<p>{service.stored} games. Elo ± 95% (Bradley-Terry, whole history, mean 0). "
             f"<a href='/api/leaderboard'>JSON</a></p><table><thead><tr><th>#</th><th>bot</th><th>Elo ± 95%</th><th></th>"
             f"<th>games</th><th>now</th><th>faults</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
             f"<h2>Playing now</h2><ul>{live or '<li>nothing</li>'}</ul></body></html>")
