@@ -244,6 +244,7 @@ def test_the_pairs_of_games_stored_before_their_table_are_filled_in(ladder_db: s
         before = store.rating_totals(10**9)
         with store._tx():  # back to the schema before game_pairs, its games kept
             store.db.execute("DROP TABLE game_pairs")
+            store.db.execute("DROP INDEX game_bots_game")
             store.db.execute("UPDATE schema_version SET version = ?", (MIGRATIONS.index(_PAIRS),))
     with open_store(ladder_db) as store:
         assert store.db.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION

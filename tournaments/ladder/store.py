@@ -254,10 +254,12 @@ CREATE TABLE ratings (
 """
 
 # Each game's pairwise outcomes (what the Bradley-Terry fit sums), written with the game; games stored before this
-# version are filled in by the migration (``_fill_pairs``). Types as SQLite says them (pgstore maps them).
+# version are filled in by the migration (``_fill_pairs``). Types as SQLite says them (pgstore maps them). And
+# game_bots by game: the last hour's games per bot (the per-hour cap) joins from games to their bots.
 _PAIRS = """
 CREATE TABLE game_pairs (
-    game_id INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (game_id, a, b))
+    game_id INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (game_id, a, b));
+CREATE INDEX game_bots_game ON game_bots (game_id)
 """
 
 # MIGRATIONS[v]: from schema version v to v + 1 (v = 0: an empty database)
@@ -506,10 +508,11 @@ class SqliteLadderStore:
             "ON d.key = g.deal WHERE gb.bot_id = ? ORDER BY g.id DESC LIMIT ?", (bot_id, limit))]
 
     def games_since(self, since: float) -> Counter[int]:
-        """Games per bot finished since ``since`` (the per-hour cap)."""
+        """Games per bot finished since ``since`` (the per-hour cap). Driven from the recent games (the finished_at
+        index, then game_bots by game): a join lets SQLite walk every game's bots in bot order instead."""
         return Counter({int(b): int(n) for b, n in self.db.execute(
-            "SELECT gb.bot_id, COUNT(*) FROM games g JOIN game_bots gb ON gb.game_id = g.id WHERE g.finished_at >= ? "
-            "GROUP BY gb.bot_id", (since,))})
+            "SELECT bot_id, COUNT(*) FROM game_bots WHERE game_id IN (SELECT id FROM games WHERE finished_at >= ?) "
+            "GROUP BY bot_id", (since,))})
 
     def deal_why(self, key: str) -> str:
         r = self.db.execute("SELECT why FROM deals WHERE key = ?", (key,)).fetchone()
