@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError):
         results = {}
     results[key] = res
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    args.out.write_text(json.dumps(results, indent=4) + "\n")  # as the file is kept
     print(json.dumps(res, indent=1))
     print(f"wrote {key} into {args.out}", file=sys.stderr)
     return 0 if all(res["targets_met"].values()) else 1
