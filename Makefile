@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test test-slow native sandbox clients test-clients protos lint bench clean
+.PHONY: demo test test-slow native sandbox postgres clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,18 @@ sandbox:
 	@command -v bwrap >/dev/null || bash scripts/apt-install.sh bubblewrap || \
 	  echo "warning: could not install bubblewrap: tournament bots will run WITHOUT a sandbox" >&2
 
+# PostgreSQL (Debian's postgresql package): the ladder's PostgreSQL store is tested on a throwaway server started
+# from its initdb and pg_ctl (tests/tournaments/pgserver.py); installed when missing; without root the install fails
+# with a warning and those tests are skipped (CI requires them: RUMMY_REQUIRE_POSTGRES=1)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+	  bash scripts/apt-install.sh postgresql || \
+	  echo "warning: could not install postgresql: the ladder's PostgreSQL tests will be skipped" >&2
+
 demo: $(STAMP) native sandbox
 	$(PY) -m tournaments.demo --variant $(VARIANT)
 
-test: $(STAMP) native sandbox
+test: $(STAMP) native sandbox postgres
 	$(PY) -m pytest -q
 
 # the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing

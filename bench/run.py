@@ -8,9 +8,11 @@ in the same run, as a ratio, so results compare across machines and loads.
    100 concurrent matches;
 3. tournament games/hour of the bundled bots at concurrency 1 and 2, bot processes reused and restarted;
 4. resident memory per live match (1 against 100);
-5. growth: decisions/s at 2, 4 and 6 seats; meld search and least-points grouping as the hand grows.
+5. growth: decisions/s at 2, 4 and 6 seats; meld search and least-points grouping as the hand grows;
+6. on demand only (``--only ladder``, minutes): the ladder with 1,000 bots and 1,000,000 stored games
+   (:mod:`bench.ladder`: refit, matchmaking round, leaderboard p99), in a process of its own.
 
-    python -m bench.run [--quick] [--only inprocess wire ...] [--out bench-results.json]
+    python -m bench.run [--quick] [--only inprocess wire ... ladder] [--out bench-results.json]
 
 Prints a table and writes ``bench-results.json`` (keys listed in ``REQUIRED_KEYS`` always present; a peer that
 is not installed is null).
@@ -30,6 +32,7 @@ from typing import Any
 from referee import native
 
 SECTIONS = ("inprocess", "wire", "concurrency", "tournament", "memory", "scaling", "env")
+ON_DEMAND = ("ladder",)  # run only when named in --only
 REQUIRED_KEYS = ("inprocess_decisions_per_s", "openspiel_decisions_per_s", "rlcard_decisions_per_s", "wire_p50_us",
                  "bare_grpc_p50_us", "wire_overhead_ratio", "concurrent_100_p99_ms")
 
@@ -146,6 +149,18 @@ def bench_env(res: dict[str, Any], seconds: float) -> None:
     res.update(env.run(seconds))
 
 
+def bench_ladder(res: dict[str, Any], quick: bool) -> None:
+    """bench.ladder in a process of its own (its BLAS set to one thread before numpy loads, as `ladder serve`)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ladder.json"
+        subprocess.run([sys.executable, "-m", "bench.ladder", "--out", str(out),
+                        *(["--games", "100000"] if quick else [])], check=False)
+        res["ladder"] = json.loads(out.read_text()).get("ladder") if out.is_file() else None
+
+
 def _fmt(x: Any, spec: str = ",.0f") -> str:
     return "-" if x is None else format(x, spec)
 
@@ -191,6 +206,10 @@ def table(res: dict[str, Any]) -> str:
         m = res["memory"]
         lines.append(f"referee RSS: idle {m['idle_rss_mib']:.1f} MiB, 1 live match {m['rss_1_live_mib']:.1f} MiB, "
                      f"100 live {m['rss_100_live_mib']:.1f} MiB: {m['rss_per_live_match_kib']:.0f} KiB per live match")
+    if res.get("ladder"):
+        lad = res["ladder"]
+        lines.append(f"ladder, {lad['bots']:,} bots, {lad['games']:,} games ({lad['backend']}): refit {lad['refit_s']:.2f} s, "
+                     f"matchmaking {lad['matchmaking_ms']:.1f} ms, leaderboard p99 {lad['leaderboard_p99_ms']:.1f} ms")
     if "scaling" in res:
         lines.append("")
         for name, by_seats in res["scaling"]["seats"].items():
@@ -212,7 +231,7 @@ def table(res: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="short runs (a smoke test of the suite)")
-    p.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    p.add_argument("--only", nargs="+", choices=SECTIONS + ON_DEMAND, default=list(SECTIONS))
     p.add_argument("--seconds", type=float, default=None, help="seconds per in-process measurement")
     p.add_argument("--repeat", type=int, default=None, help="best of N for in-process rates")
     p.add_argument("--out", type=Path, default=Path("bench-results.json"))
@@ -226,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     res["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "load_avg": os.getloadavg(),
                       "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "rules_core": native.status()}
     started = time.monotonic()
-    for section in SECTIONS:
+    for section in SECTIONS + ON_DEMAND:
         if section not in args.only:
             continue
         print(f"== {section}", file=sys.stderr, flush=True)
@@ -242,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_memory(res, args.quick)
         elif section == "env":
             bench_env(res, seconds)
+        elif section == "ladder":
+            bench_ladder(res, args.quick)
         else:
             bench_scaling(res, seconds, repeat, args.quick)
     res["machine"]["load_avg_end"] = os.getloadavg()

@@ -157,12 +157,23 @@ def write_html(db_or_dir: Path, out: Path | None = None, anchor: str | None = No
     return write_html_report(data, out or data.db.parent / "report.html")
 
 
+def _one_blas_thread() -> None:
+    """The ladder refits a 1,000-bot Hessian every few seconds in a thread beside the event loop: BLAS threads would
+    take the cores the matches need, and on a busy host they spin (a Cholesky of 1,000 takes seconds, not 30 ms)."""
+    import os
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     own, command = _split_command(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(own)
     console = Console()
     err = Console(stderr=True)
     if args.cmd == "ladder" and args.ladder_cmd != "add":
+        if args.ladder_cmd == "serve":  # before numpy loads: the refits' BLAS on one core, beside the referee's loop
+            _one_blas_thread()
         from tournaments.ladder.cli import run as run_ladder
 
         return run_ladder(args, command, console, err)

@@ -183,18 +183,24 @@ def _mle(score: np.ndarray, games: np.ndarray, tol: float = 1e-10, max_iter: int
     Hessian of the negative log likelihood at x, and the log likelihood. ``x0``: where to start (a previous fit's
     strengths: a refit after a few more games then takes a step or two)."""
     n = score.shape[0]
+    # only the pairs that met count: on a ladder of 1,000 bots that is a few thousand of the million entries
+    si, sj = np.nonzero(score)
+    s_nz = score[si, sj]
+    gi, gj = np.nonzero(games)
+    g_nz = games[gi, gj]
+    sg_nz = score[gi, gj]
 
     def nll(x: np.ndarray) -> float:
-        d = x[:, None] - x[None, :]
         # log sigma(d) = -logaddexp(0, -d); only pairs with score count
-        return float(np.sum(score * np.logaddexp(0.0, -d)))
+        return float(np.sum(s_nz * np.logaddexp(0.0, -(x[si] - x[sj]))))
 
     def grad_hess(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = _expit(x[:, None] - x[None, :])
-        g = -(score - games * p).sum(axis=1)
-        w = games * p * (1.0 - p)
-        h = -w
-        np.fill_diagonal(h, w.sum(axis=1) - np.diag(w))
+        p = _expit(x[gi] - x[gj])
+        g = -np.bincount(gi, weights=sg_nz - g_nz * p, minlength=n)
+        w = g_nz * p * (1.0 - p)
+        h = np.zeros((n, n))
+        h[gi, gj] = -w
+        h[np.arange(n), np.arange(n)] += np.bincount(gi, weights=w, minlength=n)
         return g, h
 
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=float)
@@ -280,7 +286,19 @@ def _covariance(h: np.ndarray, anchor_index: int | None) -> np.ndarray:
     the Hessian, whose null space is the common shift) or the anchor fixed (invert the rest)."""
     n = h.shape[0]
     if anchor_index is None:
-        return np.asarray(np.linalg.pinv(h, hermitian=True))
+        # The Hessian of a connected field is positive semidefinite with exactly the common shift (the ones vector)
+        # as null space, so pinv(h) = inv(h + J/n) - J/n (J: all ones): one Cholesky inverse, several times faster
+        # than the eigendecomposition pinv takes (a 1,000-bot ladder refits in a second). Not positive definite
+        # (a field that is not connected): pinv as it is.
+        import scipy.linalg
+
+        shift = np.full((n, n), 1.0 / n)
+        try:
+            c, low = scipy.linalg.cho_factor(h + shift)
+        except np.linalg.LinAlgError:
+            return np.asarray(np.linalg.pinv(h, hermitian=True))
+        inverse: np.ndarray = scipy.linalg.cho_solve((c, low), np.eye(n))
+        return np.asarray(inverse - shift)
     keep = [i for i in range(n) if i != anchor_index]
     cov = np.zeros((n, n))
     cov[np.ix_(keep, keep)] = np.linalg.inv(h[np.ix_(keep, keep)])

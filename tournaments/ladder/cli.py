@@ -23,9 +23,16 @@ def _config_arg(p: argparse.ArgumentParser) -> None:
                    help="the ladder's TOML file (default: $RUMMY_LADDER_CONFIG, else ladder.toml)")
 
 
+def _database_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--database", metavar="URL", default="",
+                   help="postgresql://[USER@]HOST[:PORT]/DB: the results in PostgreSQL (overrides the config's "
+                   "`database`; default: SQLite in the data folder). The password: PGPASSWORD or ~/.pgpass")
+
+
 def add_parsers(lsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = lsub.add_parser("serve", help="run the ladder: referee, matchmaker, ratings, web page (until Ctrl-C)")
     serve.add_argument("config", type=Path, help="the ladder's TOML file ([ladder] table)")
+    _database_arg(serve)
     bots = lsub.add_parser("bots", help="register, list and revoke the ladder's bots")
     bsub = bots.add_subparsers(dest="bots_cmd", required=True)
     add = bsub.add_parser("add", help="register NAME@VERSION: a remote bot (prints its key once), or with -- COMMAND "
@@ -35,23 +42,33 @@ def add_parsers(lsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     add.add_argument("--sandbox", choices=("bwrap", "none"), default="", help="a house bot's sandbox (default: the "
                      "ladder's sandbox setting, else bwrap where it works)")
     _config_arg(add)
+    _database_arg(add)
     lst = bsub.add_parser("list", help="every registered bot: kind, state, games")
     lst.add_argument("--all", action="store_true", help="revoked bots too")
     _config_arg(lst)
+    _database_arg(lst)
     rev = bsub.add_parser("revoke", help="revoke NAME (every version) or NAME@VERSION: its key stops working")
     rev.add_argument("name", metavar="NAME[@VERSION]")
     _config_arg(rev)
+    _database_arg(rev)
     st = lsub.add_parser("status", help="the leaderboard, from the running service (else from the database)")
     _config_arg(st)
+    _database_arg(st)
 
 
 def run(args: argparse.Namespace, command: Sequence[str], console: Console, err: Console) -> int:
     from tournaments.config import ConfigError
     from tournaments.ladder.config import load_ladder_config
-    from tournaments.ladder.store import BotExists, NoSuchBot, StoreTooNew
+    from tournaments.ladder.store import BotExists, NoSuchBot, StoreTooNew, StoreUnavailable, is_postgres_url
 
     try:
         cfg = load_ladder_config(args.config)
+        if args.database:
+            if not is_postgres_url(args.database):
+                raise ConfigError("--database", "must be a postgresql:// URL (SQLite is the default: leave it out)")
+            import dataclasses
+
+            cfg = dataclasses.replace(cfg, database=args.database)
         if args.ladder_cmd == "serve":
             from tournaments.ladder.service import serve
 
@@ -66,7 +83,7 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
     except ConfigError as exc:
         err.print(f"[red]config error[/] in {escape(str(args.config))}: {escape(str(exc))}")
         return 2
-    except (BotExists, NoSuchBot, StoreTooNew, FileNotFoundError, ValueError) as exc:
+    except (BotExists, NoSuchBot, StoreTooNew, StoreUnavailable, FileNotFoundError, ValueError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc.args[0] if exc.args else exc))}", highlight=False)
         return 2
 
@@ -77,11 +94,11 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
     from tournaments.config import BotSpec
     from tournaments.ladder.config import LadderConfig
     from tournaments.ladder.keys import key_digest, new_key
-    from tournaments.ladder.store import SqliteLadderStore, check_name
+    from tournaments.ladder.store import check_name, open_store
 
     assert isinstance(cfg, LadderConfig)
     check_name(name, version)
-    with SqliteLadderStore(cfg.db) as store:
+    with open_store(cfg.storage) as store:
         if command:
             why = cannot_start(BotSpec(name, tuple(command), Path.cwd()))
             if why is not None:
@@ -105,10 +122,10 @@ def _list(cfg: object, include_revoked: bool, console: Console) -> int:
     from rich.table import Table
 
     from tournaments.ladder.config import LadderConfig
-    from tournaments.ladder.store import SqliteLadderStore
+    from tournaments.ladder.store import open_store
 
     assert isinstance(cfg, LadderConfig)
-    with SqliteLadderStore(cfg.db) as store:
+    with open_store(cfg.storage) as store:
         rows = store.bots(include_revoked)
         faults = store.faults()
     table = Table(title=f"Ladder bots ({len(rows)})")
@@ -124,11 +141,11 @@ def _list(cfg: object, include_revoked: bool, console: Console) -> int:
 
 def _revoke(cfg: object, ref: str, console: Console) -> int:
     from tournaments.ladder.config import LadderConfig
-    from tournaments.ladder.store import SqliteLadderStore, parse_ref
+    from tournaments.ladder.store import open_store, parse_ref
 
     assert isinstance(cfg, LadderConfig)
     name, version = parse_ref(ref)
-    with SqliteLadderStore(cfg.db) as store:
+    with open_store(cfg.storage) as store:
         for b in store.revoke(name, version):
             console.print(f"revoked {b.label}: its key no longer joins; its games and ratings stay", highlight=False)
     return 0
@@ -143,8 +160,13 @@ def _status(cfg: object, console: Console) -> int:
 
     web = read_addresses(cfg).get("web", "").removeprefix("http://") or cfg.web
     board = fetch_leaderboard(web) if web else None
-    source = f"http://{web}" if board is not None else f"{cfg.db} (the service does not answer: online unknown)"
     if board is None:
-        board = leaderboard_from_store(cfg.db)
+        from tournaments.ladder.store import redact_url
+
+        where = redact_url(cfg.database) if cfg.database else str(cfg.db)
+        source = f"{where} (the service does not answer: online unknown)"
+        board = leaderboard_from_store(cfg.storage)
+    else:
+        source = f"http://{web}"
     print_leaderboard(board, console, source)
     return 0

@@ -4,6 +4,7 @@
     variant = "indian"
     seats = 2
     data = "ladder-data"            # ladder.db (SQLite, WAL), records/, bots/ (house bots' logs)
+    # database = "postgresql://ladder@db.example.org/ladder"   # the results in PostgreSQL instead of ladder.db
     listen = "0.0.0.0:50051"        # the referee's address for remote bots (gRPC; TLS with tls_cert/tls_key)
     web = "127.0.0.1:8080"          # leaderboard, bot pages, replays, /api/leaderboard; "" for none
     concurrency = 4                 # deals at once (each deal: one game per seat rotation, same cards)
@@ -26,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from tournaments.config import ConfigError, TournamentConfig, parse_config
+from tournaments.ladder.store import is_postgres_url
 
 __all__ = ["LadderConfig", "load_ladder_config", "parse_ladder_config", "DB_FILE"]
 
 DB_FILE = "ladder.db"
 _GAME_KEYS = ("variant", "options", "seats", "time_control", "seed", "max_turns_per_hand", "max_hands",
               "forfeit_after", "match_timeout_s", "sandbox", "limits")
-_OWN_KEYS = ("data", "listen", "web", "concurrency", "per_bot_games", "per_bot_per_hour", "tls_cert", "tls_key",
+_OWN_KEYS = ("data", "database", "listen", "web", "concurrency", "per_bot_games", "per_bot_per_hour", "tls_cert", "tls_key",
              "refit_s", "pause_after", "pause_s", "exploration")
 
 
@@ -52,10 +54,16 @@ class LadderConfig:
     pause_s: float = 300.0  # a paused bot's first pause; each pause after a failed retry doubles it (at most a day)
     exploration: float = 0.15  # the share of opponents drawn from the whole field rather than near in rating
     source: Path | None = None
+    database: str = ""  # a postgresql:// URL; "": SQLite in DATA/ladder.db
 
     @property
     def db(self) -> Path:
         return self.data / DB_FILE
+
+    @property
+    def storage(self) -> str | Path:
+        """Where the results are: the PostgreSQL URL, else the SQLite file (``store.open_store`` takes either)."""
+        return self.database or self.db
 
     @property
     def table_size(self) -> int:
@@ -119,6 +127,9 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
     tls_cert, tls_key = path("tls_cert"), path("tls_key")
     if (tls_cert is None) != (tls_key is None):
         raise ConfigError("ladder.tls_cert", "give both tls_cert and tls_key (PEM files), or neither")
+    database = text("database", "")
+    if database and not is_postgres_url(database):
+        raise ConfigError("ladder.database", "must be a postgresql:// URL (or left out: SQLite in the data folder)")
     listen = text("listen", "127.0.0.1:50051")
     if ":" not in listen:
         raise ConfigError("ladder.listen", f"must be HOST:PORT, not {listen!r}")
@@ -128,5 +139,5 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
         per_bot_per_hour=num("per_bot_per_hour", 600, 1), tls_cert=tls_cert, tls_key=tls_key,
         refit_s=float(num("refit_s", 2.0, 0, integer=False)), pause_after=num("pause_after", 4, 1),
         pause_s=float(num("pause_s", 300.0, 0, integer=False)),
-        exploration=float(num("exploration", 0.15, 0, integer=False)), source=source,
+        exploration=float(num("exploration", 0.15, 0, integer=False)), source=source, database=database,
     )

@@ -5,16 +5,25 @@ A game adds its pairwise outcomes to running totals (``score``, ``games``) and o
 read twice; a refit starts Newton's method from the previous fit's ratings (a warm start: a few more games move
 the optimum a little, and one or two steps reach it). Bots that have not yet met the main group (its largest
 connected part) have no Elo on its scale: they are shown unrated, with an infinite error bar, until they do.
+
+A service that starts on a long history does not read it back: :meth:`Rater.resume` takes the pairwise totals of
+the games up to the last rating run from the database (summed there, ``store.rating_totals``), OpenSkill as that
+run stored it and its Elo as the next fit's start; only the games stored since are taken in one by one.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tournaments.ratings import EloFit, Pairwise, Result, fit_elo
+
+if TYPE_CHECKING:
+    from tournaments.ladder.store import LadderStore, RatingTotals
 
 __all__ = ["Rater", "Rating", "UNRATED_ERR"]
 
@@ -48,6 +57,41 @@ class Rater:
 
         self._model = PlackettLuce()
         self._os: dict[int, object] = {}
+
+    @classmethod
+    def resume(cls, store: LadderStore) -> Rater:
+        """A rater where the store's last rating run left off (empty without one: then every game is taken in)."""
+        last, ratings = store.latest_ratings()
+        rater = cls()
+        if last == 0:
+            return rater
+        rater.take_totals(store.rating_totals(last))
+        for b, (elo, err, mu, sigma, _n) in ratings.items():
+            rater._os[b] = rater._model.rating(mu=mu, sigma=sigma, name=str(b))
+            if 0 <= err < math.inf:
+                rater.previous[str(b)] = float(elo)
+        return rater
+
+    def take_totals(self, totals: RatingTotals) -> None:
+        """Add games summed by the database (pairwise scores, games and forfeits per bot); no OpenSkill update."""
+        for b in sorted({b for p in totals.pairs for b in p[:2]} | set(totals.games) | set(totals.forfeits)):
+            self._grow(b)
+        if totals.pairs:
+            pairs = np.array([p[:2] for p in totals.pairs], dtype=int)
+            ia = np.array([self.index[a] for a in pairs[:, 0]])
+            ib = np.array([self.index[b] for b in pairs[:, 1]])
+            score = np.array([p[2] for p in totals.pairs])
+            n = np.array([p[3] for p in totals.pairs], dtype=float)
+            np.add.at(self.score, (ia, ib), score)
+            np.add.at(self.score, (ib, ia), n - score)
+            np.add.at(self.games, (ia, ib), n)
+            np.add.at(self.games, (ib, ia), n)
+        for b, k in totals.games.items():
+            self.matches[self.index[b]] += k
+        for b, k in totals.forfeits.items():
+            self.forfeits[self.index[b]] += k
+        self.last_game = max(self.last_game, totals.upto)
+        self.count += totals.count
 
     def _grow(self, bot: int) -> int:
         if bot in self.index:

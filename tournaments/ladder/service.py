@@ -42,7 +42,7 @@ from tournaments.ladder.health import failed, log_tail, pause_length, pause_reas
 from tournaments.ladder.keys import Registry
 from tournaments.ladder.matchmaker import Candidate, Table, pick_table
 from tournaments.ladder.rating import Rater, Rating
-from tournaments.ladder.store import BotRow, SqliteLadderStore
+from tournaments.ladder.store import BotRow, FaultSummary, open_store, tally_game
 
 __all__ = ["LadderService", "serve"]
 
@@ -55,7 +55,7 @@ class LadderService:
         self.cfg = cfg
         self.log = log or structlog.get_logger(component="ladder")
         self.rng = rng or random.Random()
-        self.store = SqliteLadderStore(cfg.db)
+        self.store = open_store(cfg.storage)
         self.registry = Registry(self.store.keys())
         self.bots: dict[int, BotRow] = {}
         self.rater = Rater()
@@ -70,6 +70,8 @@ class LadderService:
         self.address = ""  # the referee's address for remote bots (HOST:PORT)
         self.web_port = 0
         self.played = 0  # games stored by this run of the service
+        self.stored = 0  # games in the store (counted at start, then as they are written)
+        self.fault_summaries: dict[int, FaultSummary] = {}  # per bot, likewise: the leaderboard reads no game
         self.started = time.time()
         self._hour: tuple[float, Counter[int]] = (0.0, Counter())
         self._socket: Path | None = None
@@ -215,6 +217,8 @@ class LadderService:
                                                 time.monotonic() - started, out.faults)
                 if stored:
                     self.played += 1
+                    self.stored += 1
+                    tally_game(self.fault_summaries, seating, out.forfeited, out.faults)
                     self.log.info("game_finished", game=game.key, match_id=out.match_id, seats=list(labels),
                                   ranking=[list(x) for x in out.ranking], forfeited=list(out.forfeited))
                     self._after_game(set(seating))
@@ -317,10 +321,12 @@ class LadderService:
                     host, _, wport = cfg.web.rpartition(":")
                     runner, self.web_port = await start_viewer(cfg.data / "records", self.referee, host or "127.0.0.1",
                                                                int(wport), routes=[*routes(self), *self.extra_routes])
+                self.rater = Rater.resume(self.store)  # the last rating run's totals, summed by the database
+                self.stored, self.fault_summaries = self.store.game_count(), self.store.faults()
                 await self.refit()
                 self.refresh()
                 self.log.info("ladder_started", referee=self.address, web=self.web_port, bots=len(self.bots),
-                              games=self.store.game_count())
+                              games=self.stored)
                 self._write_addresses()
                 if ready is not None:
                     ready(self)
@@ -386,7 +392,7 @@ def serve(cfg: LadderConfig, err: Console) -> int:
             def ready(s: LadderService) -> None:
                 web = f"http://{cfg.web.rpartition(':')[0] or '127.0.0.1'}:{s.web_port}/" if s.web_port else "none"
                 err.print(f"ladder serving: referee {s.address}{' (TLS)' if cfg.tls_cert else ''}, web {web}, "
-                          f"{len(s.bots)} bots, {s.store.game_count()} games stored; Ctrl-C stops", highlight=False)
+                          f"{len(s.bots)} bots, {s.stored} games stored; Ctrl-C stops", highlight=False)
 
             await service.run(ready)
 

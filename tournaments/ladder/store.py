@@ -1,5 +1,11 @@
-"""The ladder's results: bots, scheduled deals, games, faults, rating runs. SQLite (one file, WAL) behind
-:class:`LadderStore`, a small interface a PostgreSQL backend can implement the same way.
+"""The ladder's results: bots, scheduled deals, games, faults, rating runs. SQLite (one file, WAL) by default,
+PostgreSQL (:mod:`.pgstore`) for a ladder spread over machines, both behind :class:`LadderStore`
+(:func:`open_store` picks by the config's ``database``).
+
+- One SQL for both: the statements here are in the part of SQL both dialects take (``ON CONFLICT``, ``RETURNING``,
+  ``?`` parameters, ``INTEGER PRIMARY KEY`` and ``REAL`` in the schema); :mod:`.pgstore` holds every difference
+  (parameters, column types, transactions, the schema's presence), so a new method or migration written here
+  works on both.
 
 - The schema is versioned: ``schema_version`` holds the version, and ``MIGRATIONS[v]`` brings a database from ``v``
   to ``v + 1`` at start, each in its own transaction. A database newer than this code is refused (``StoreTooNew``).
@@ -7,6 +13,9 @@
   ``record_game`` of a key already there writes nothing. A kill -9 leaves every committed game and no part of
   another (WAL with ``synchronous=NORMAL``: a commit survives the process; the machine's power is another matter).
 - Bots are ``name@version``: a new version is a new row with its own games and ratings.
+- Each game's pairwise outcomes are also kept as rows (``game_pairs``: bots ``a < b``, ``a``'s score), written in
+  the game's transaction, so a refit over a million games sums them with one ``GROUP BY`` (:meth:`rating_totals`)
+  instead of reading every game back.
 """
 
 from __future__ import annotations
@@ -17,14 +26,16 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from tournaments.faults import SeatFaults
 
 __all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "LadderStore", "SqliteLadderStore", "StoreTooNew",
-           "BotExists", "NoSuchBot", "SCHEMA_VERSION", "MIGRATIONS", "check_name", "parse_ref"]
+           "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name", "parse_ref", "open_store",
+           "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
@@ -32,6 +43,10 @@ _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
 
 class StoreTooNew(RuntimeError):
     """The database was written by a newer ladder (its schema version is past this code's)."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached (a PostgreSQL server down, refusing the login, psycopg not installed)."""
 
 
 class BotExists(ValueError):
@@ -54,6 +69,25 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
     """``NAME`` or ``NAME@VERSION``."""
     name, _, version = ref.partition("@")
     return name, version or None
+
+
+def is_postgres_url(database: str | Path) -> bool:
+    return isinstance(database, str) and database.startswith(("postgresql://", "postgres://"))
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password (if any) hidden, for messages and logs."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
+def open_store(database: str | Path, readonly: bool = False) -> SqliteLadderStore:
+    """The ladder's store: a ``postgresql://`` URL (:class:`.pgstore.PostgresLadderStore`), else an SQLite file.
+    ``readonly``: look, never write or migrate (``ladder status`` beside a running service)."""
+    if is_postgres_url(database):
+        from tournaments.ladder.pgstore import PostgresLadderStore
+
+        return PostgresLadderStore(str(database), readonly=readonly)
+    return SqliteLadderStore(database, readonly=readonly)
 
 
 @dataclass(frozen=True)
@@ -114,6 +148,49 @@ class FaultSummary:
         return self.forfeits + sum(self.refused.values()) + self.timed_out + self.disconnects
 
 
+def tally_game(summaries: dict[int, FaultSummary], seats: Sequence[int], forfeited: Sequence[int],
+               faults: Iterable[SeatFaults] = ()) -> None:
+    """Add one stored game to per-bot summaries, as :meth:`SqliteLadderStore.faults` counts it from the tables (the
+    service keeps them in memory: the leaderboard is built without reading every game)."""
+    for b in set(seats):
+        summaries.setdefault(int(b), FaultSummary()).games += 1
+    for i in forfeited:
+        if 0 <= i < len(seats):
+            summaries.setdefault(int(seats[i]), FaultSummary()).forfeits += 1
+    for f in faults:
+        if 0 <= f.seat < len(seats):
+            s = summaries.setdefault(int(seats[f.seat]), FaultSummary())
+            s.refused.update({str(k): int(v) for k, v in f.rejected.items()})
+            s.timed_out += int(f.timed_out)
+            s.disconnects += int(f.disconnects)
+
+
+@dataclass(frozen=True)
+class RatingTotals:
+    """The games up to ``upto`` (a game id), summed: ``count`` games; ``pairs`` (a, b, a's score, games) with
+    ``a < b``; per bot its games and its forfeited seats."""
+
+    upto: int
+    count: int
+    pairs: list[tuple[int, int, float, int]]
+    games: Counter[int]
+    forfeits: Counter[int]
+
+
+def pair_scores(seats: Sequence[int], ranking: Sequence[Sequence[int]]) -> list[tuple[int, int, float]]:
+    """A game's pairwise outcomes as the Bradley-Terry fit counts them (``tournaments.ratings``: the better placed
+    bot wins, bots placed together draw): ``(a, b, a's score)`` for each pair of distinct bots, ``a < b``."""
+    place_of_seat = {s: i for i, grp in enumerate(ranking) for s in grp}
+    last = len(ranking)
+    place: dict[int, int] = {}
+    for seat, bot in enumerate(seats):
+        p = place_of_seat.get(seat, last)
+        place[int(bot)] = min(place.get(int(bot), p), p)
+    bots = sorted(place)
+    return [(a, b, 1.0 if place[a] < place[b] else 0.0 if place[a] > place[b] else 0.5)
+            for i, a in enumerate(bots) for b in bots[i + 1:]]
+
+
 @dataclass(frozen=True)
 class RatingPoint:
     run: int
@@ -148,6 +225,7 @@ class LadderStore(Protocol):
     def add_rating_run(self, games: int, last_game: int, ratings: Mapping[int, tuple[float, float, float, float, int]]
                        ) -> int: ...
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]: ...
+    def rating_totals(self, upto: int) -> RatingTotals: ...
     def rating_history(self, bot_id: int, limit: int = 200) -> list[RatingPoint]: ...
     def close(self) -> None: ...
 
@@ -175,8 +253,17 @@ CREATE TABLE ratings (
     sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (bot_id, run_id));
 """
 
+# Each game's pairwise outcomes (what the Bradley-Terry fit sums), written with the game; games stored before this
+# version are filled in by the migration (``_fill_pairs``). Types as SQLite says them (pgstore maps them). And
+# game_bots by game: the last hour's games per bot (the per-hour cap) joins from games to their bots.
+_PAIRS = """
+CREATE TABLE game_pairs (
+    game_id INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (game_id, a, b));
+CREATE INDEX game_bots_game ON game_bots (game_id)
+"""
+
 # MIGRATIONS[v]: from schema version v to v + 1 (v = 0: an empty database)
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _PAIRS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -184,8 +271,29 @@ def _j(v: Any) -> str:
     return json.dumps(v, separators=(",", ":"))
 
 
+class Cursor(Protocol):
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What the store needs of a DB-API connection (sqlite3's, or :mod:`.pgstore`'s over psycopg)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Cursor: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Cursor: ...
+    def close(self) -> None: ...
+
+
 class SqliteLadderStore:
-    """:class:`LadderStore` in one SQLite file. One connection, used from one thread (the service's loop)."""
+    """:class:`LadderStore` in one SQLite file. One connection, used from one thread (the service's loop).
+
+    Its SQL is the one both dialects share: :class:`tournaments.ladder.pgstore.PostgresLadderStore` is this class
+    with a PostgreSQL connection (``db``) that takes the same statements, and its own ``migrate`` and transactions.
+    """
+
+    db: Connection
+    _BEGIN = "BEGIN IMMEDIATE"  # a write transaction from its start: two writers wait instead of failing midway
 
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
@@ -203,15 +311,16 @@ class SqliteLadderStore:
 
     def migrate(self, readonly: bool = False) -> int:
         """Bring the schema to ``SCHEMA_VERSION``; returns the version found. :raises StoreTooNew:"""
-        has = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'").fetchone()
-        found = int(self.db.execute("SELECT version FROM schema_version").fetchone()[0]) if has else 0
+        found = int(self.db.execute("SELECT version FROM schema_version").fetchone()[0]) \
+            if self._has_table("schema_version") else 0
         if found > SCHEMA_VERSION:
-            raise StoreTooNew(f"{self.path} is of ladder schema version {found}; this code knows up to {SCHEMA_VERSION}: "
+            raise StoreTooNew(f"{self._where()} is of ladder schema version {found}; this code knows up to {SCHEMA_VERSION}: "
                               "upgrade the ladder")
         if readonly or found == SCHEMA_VERSION:
             return found
         for v in range(found, SCHEMA_VERSION):
             with self._tx():
+                self._lock_migrations()
                 if v == 0:
                     self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
                     self.db.execute("INSERT INTO schema_version (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM schema_version)")
@@ -220,27 +329,51 @@ class SqliteLadderStore:
                     continue
                 for stmt in MIGRATIONS[v].split(";"):
                     if stmt.strip():
-                        self.db.execute(stmt)
+                        self.db.execute(self._ddl(stmt))
+                if MIGRATIONS[v] is _PAIRS:
+                    self._fill_pairs()
                 self.db.execute("UPDATE schema_version SET version = ?", (v + 1,))
         return found
 
+    def _fill_pairs(self) -> None:
+        """The pairwise outcomes of the games stored before ``game_pairs`` existed (inside the migration's
+        transaction)."""
+        rows = self.db.execute("SELECT id, seats, ranking FROM games").fetchall()
+        self.db.executemany("INSERT INTO game_pairs (game_id, a, b, score) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
+                            [(int(gid), *p) for gid, seats, ranking in rows
+                             for p in pair_scores(json.loads(seats), json.loads(ranking))])
+
+    def _has_table(self, name: str) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
+
+    def _ddl(self, stmt: str) -> str:
+        """A migration's statement as this database takes it (SQLite: as written)."""
+        return stmt
+
+    def _lock_migrations(self) -> None:
+        """Make concurrent migrations wait for each other (SQLite: BEGIN IMMEDIATE already does)."""
+
+    def _where(self) -> str:
+        return str(self.path)
+
     class _Tx:
-        def __init__(self, db: sqlite3.Connection) -> None:
+        def __init__(self, db: Any, begin: str) -> None:
             self.db = db
+            self.begin = begin
 
         def __enter__(self) -> None:
-            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(self.begin)
 
         def __exit__(self, exc_type: object, *_: object) -> None:
             self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
-    def _tx(self) -> SqliteLadderStore._Tx:
-        return SqliteLadderStore._Tx(self.db)
+    def _tx(self) -> AbstractContextManager[Any]:
+        return SqliteLadderStore._Tx(self.db, self._BEGIN)
 
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> SqliteLadderStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -259,14 +392,14 @@ class SqliteLadderStore:
                 cwd: str = "", sandbox: str = "") -> BotRow:
         """:raises BotExists: ``name@version`` is registered already (revoked or not: a label is never reused)."""
         check_name(name, version)
-        try:
-            with self._tx():
-                cur = self.db.execute(
-                    "INSERT INTO bots (name, version, kind, key_digest, command, cwd, created_at, sandbox) "
-                    "VALUES (?,?,?,?,?,?,?,?)", (name, version, kind, key_digest, _j(list(command)), cwd, time.time(), sandbox))
-        except sqlite3.IntegrityError as exc:
-            raise BotExists(f"{name}@{version} is registered already: register a new version (--version)") from exc
-        return self.bot(int(cur.lastrowid or 0))
+        with self._tx():
+            row = self.db.execute(
+                "INSERT INTO bots (name, version, kind, key_digest, command, cwd, created_at, sandbox) "
+                "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING id",
+                (name, version, kind, key_digest, _j(list(command)), cwd, time.time(), sandbox)).fetchall()
+        if not row:  # (fetchall: SQLite commits only once a RETURNING statement has run to its end)
+            raise BotExists(f"{name}@{version} is registered already: register a new version (--version)")
+        return self.bot(int(row[0][0]))
 
     def bot(self, bot_id: int) -> BotRow:
         r = self.db.execute(f"SELECT {self._BOT_COLS} FROM bots WHERE id = ?", (bot_id,)).fetchone()
@@ -315,7 +448,7 @@ class SqliteLadderStore:
     def add_deal(self, key: str, bots: Sequence[int], why: str) -> None:
         """A scheduled deal and why it was picked (kept whether or not its games finish)."""
         with self._tx():
-            self.db.execute("INSERT OR IGNORE INTO deals (key, at, bots, why) VALUES (?,?,?,?)",
+            self.db.execute("INSERT INTO deals (key, at, bots, why) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
                             (key, time.time(), _j(list(bots)), why))
 
     def record_game(self, key: str, deal: str, rotation: int, seats: Sequence[int], ranking: Sequence[Sequence[int]],
@@ -323,20 +456,28 @@ class SqliteLadderStore:
                     duration_s: float, faults: Iterable[SeatFaults] = ()) -> bool:
         """Store a finished game and its seats' faults in one transaction; False when ``key`` is stored already."""
         with self._tx():
-            cur = self.db.execute(
-                "INSERT OR IGNORE INTO games (key, deal, rotation, seats, ranking, totals, reason, forfeited, match_id, "
-                "record_path, duration_s, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            row = self.db.execute(
+                "INSERT INTO games (key, deal, rotation, seats, ranking, totals, reason, forfeited, match_id, "
+                "record_path, duration_s, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING "
+                "RETURNING id",
                 (key, deal, rotation, _j(list(seats)), _j([list(g) for g in ranking]), _j(list(totals)), reason,
-                 _j(list(forfeited)), match_id, record_path, duration_s, time.time()))
-            if cur.rowcount == 0:
+                 _j(list(forfeited)), match_id, record_path, duration_s, time.time())).fetchall()
+            if not row:
                 return False
-            gid = cur.lastrowid
-            self.db.executemany("INSERT OR IGNORE INTO game_bots (game_id, bot_id) VALUES (?, ?)",
-                                [(gid, b) for b in set(seats)])
+            gid = int(row[0][0])
+            self.db.executemany("INSERT INTO game_bots (game_id, bot_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                [(gid, b) for b in sorted(set(seats))])
+            pairs = pair_scores(seats, ranking)
+            if pairs:
+                self.db.executemany("INSERT INTO game_pairs (game_id, a, b, score) VALUES (?,?,?,?) "
+                                    "ON CONFLICT DO NOTHING", [(gid, *p) for p in pairs])
             for f in faults:
                 if 0 <= f.seat < len(seats):
-                    self.db.execute("INSERT OR REPLACE INTO seat_faults VALUES (?,?,?,?,?,?)",
-                                    (gid, f.seat, seats[f.seat], _j(dict(f.rejected)), f.timed_out, f.disconnects))
+                    self.db.execute(
+                        "INSERT INTO seat_faults (game_id, seat, bot_id, rejected, timed_out, disconnects) "
+                        "VALUES (?,?,?,?,?,?) ON CONFLICT (game_id, seat) DO UPDATE SET bot_id = excluded.bot_id, "
+                        "rejected = excluded.rejected, timed_out = excluded.timed_out, disconnects = excluded.disconnects",
+                        (gid, f.seat, seats[f.seat], _j(dict(f.rejected)), f.timed_out, f.disconnects))
         return True
 
     _GAME_COLS = ("g.id, g.key, g.deal, g.rotation, g.seats, g.ranking, g.forfeited, g.totals, g.reason, g.match_id, "
@@ -367,10 +508,11 @@ class SqliteLadderStore:
             "ON d.key = g.deal WHERE gb.bot_id = ? ORDER BY g.id DESC LIMIT ?", (bot_id, limit))]
 
     def games_since(self, since: float) -> Counter[int]:
-        """Games per bot finished since ``since`` (the per-hour cap)."""
+        """Games per bot finished since ``since`` (the per-hour cap). Driven from the recent games (the finished_at
+        index, then game_bots by game): a join lets SQLite walk every game's bots in bot order instead."""
         return Counter({int(b): int(n) for b, n in self.db.execute(
-            "SELECT gb.bot_id, COUNT(*) FROM games g JOIN game_bots gb ON gb.game_id = g.id WHERE g.finished_at >= ? "
-            "GROUP BY gb.bot_id", (since,))})
+            "SELECT bot_id, COUNT(*) FROM game_bots WHERE game_id IN (SELECT id FROM games WHERE finished_at >= ?) "
+            "GROUP BY bot_id", (since,))})
 
     def deal_why(self, key: str) -> str:
         r = self.db.execute("SELECT why FROM deals WHERE key = ?", (key,)).fetchone()
@@ -400,12 +542,26 @@ class SqliteLadderStore:
                        ) -> int:
         """Keep one refit: per bot (Elo, 95% half-width, OpenSkill mu, sigma, games)."""
         with self._tx():
-            cur = self.db.execute("INSERT INTO rating_runs (at, games, last_game) VALUES (?,?,?)",
-                                  (time.time(), games, last_game))
-            run = int(cur.lastrowid or 0)
+            run = int(self.db.execute("INSERT INTO rating_runs (at, games, last_game) VALUES (?,?,?) RETURNING id",
+                                      (time.time(), games, last_game)).fetchall()[0][0])
             self.db.executemany("INSERT INTO ratings VALUES (?,?,?,?,?,?,?)",
                                 [(run, b, *v) for b, v in ratings.items()])
         return run
+
+    def rating_totals(self, upto: int) -> RatingTotals:
+        """What the Bradley-Terry fit needs of the games ``id <= upto``, summed by the database: per pair of bots
+        their games and ``a``'s score, per bot its games and forfeited seats (a refit's warm start: no game read)."""
+        pairs = [(int(a), int(b), float(s), int(n)) for a, b, s, n in self.db.execute(
+            "SELECT a, b, SUM(score), COUNT(*) FROM game_pairs WHERE game_id <= ? GROUP BY a, b", (upto,))]
+        games = Counter({int(b): int(n) for b, n in self.db.execute(
+            "SELECT bot_id, COUNT(*) FROM game_bots WHERE game_id <= ? GROUP BY bot_id", (upto,))})
+        forfeits: Counter[int] = Counter()
+        for seats, forfeited in self.db.execute(
+                "SELECT seats, forfeited FROM games WHERE id <= ? AND forfeited != '[]'", (upto,)):
+            s = json.loads(seats)
+            forfeits.update(int(s[i]) for i in json.loads(forfeited) if 0 <= i < len(s))
+        count = int(self.db.execute("SELECT COUNT(*) FROM games WHERE id <= ?", (upto,)).fetchone()[0])
+        return RatingTotals(upto, count, pairs, games, forfeits)
 
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]:
         """The last game the last rating run took in (0: no run yet) and that run's ratings."""
