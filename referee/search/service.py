@@ -1,4 +1,4 @@
-"""The ``rummy.search.v1.Search`` servicer: a few lines per call over ``referee.search``.
+"""The ``rummy.search.v1.SearchService`` servicer: a few lines per call over ``referee.search``.
 
 It reads live matches only through ``seat_record`` (what one seat was shown) and never changes them. On the event
 loop it does only what is quick: check the request, find the seat its credential names, take the seat's record.

@@ -108,7 +108,7 @@ func (b *deadlineBot) Decide(ctx context.Context, view *pb.SeatView, legal []*pb
 }
 
 func TestDecideIsGivenTheDecisionsDeadline(t *testing.T) {
-	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
+	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
 		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
 		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m", RequestId: 1, TimeLeftMs: 1500,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},

@@ -1,6 +1,6 @@
 """The JSON Schema of the stdio bridge's lines, generated from the proto's descriptors (one source of truth).
 
-Each line the bridge writes is ``{"type": KIND, KIND: <the RefereeMessage field in protobuf's JSON mapping>}``;
+Each line the bridge writes is ``{"type": KIND, KIND: <the PlayResponse field in protobuf's JSON mapping>}``;
 each line a bot writes is ``{"legal_index": K}`` or ``{"action": <Action in protobuf's JSON mapping>}``.
 ``python -m rummybot.stdio_schema`` prints the schema (committed as ``clients/stdio/schema.json``).
 """
@@ -16,7 +16,7 @@ from rummy.referee.v1 import referee_pb2 as pb
 
 __all__ = ["LINE_KINDS", "schema", "main"]
 
-# the RefereeMessage fields a bot is sent, in the order a match produces them
+# the PlayResponse fields a bot is sent, in the order a match produces them
 LINE_KINDS = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result")
 
 _INT64 = {FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
@@ -70,10 +70,10 @@ def _message(message: Descriptor, defs: dict[str, Any]) -> None:
 def schema() -> dict[str, Any]:
     """The bridge's two line formats: ``bridge_line`` (to the bot) and ``bot_answer`` (from it)."""
     defs: dict[str, Any] = {}
-    referee_message = pb.RefereeMessage.DESCRIPTOR
+    play_response = pb.PlayResponse.DESCRIPTOR
     kinds = []
     for kind in LINE_KINDS:
-        field = referee_message.fields_by_name[kind]
+        field = play_response.fields_by_name[kind]
         _message(field.message_type, defs)
         kinds.append({"type": "object", "required": ["type", kind], "additionalProperties": False,
                       "properties": {"type": {"const": kind}, kind: _ref(field.message_type.name)}})
