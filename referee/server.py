@@ -24,7 +24,6 @@ from grpc_reflection.v1alpha import reflection
 
 from referee import loops
 from referee import protocodec as codec
-from referee.cards import Rank
 from referee.credentials import is_minted
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.evaluate import evaluate
@@ -745,7 +744,7 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
     for name in (*HEALTH_NAMES, SEARCH_SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await service.watch_records(health_servicer)  # NOT_SERVING while the records folder cannot be written
-    names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+    names = (pb.DESCRIPTOR.services_by_name["RefereeService"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              SEARCH_SERVICE, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
     port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)

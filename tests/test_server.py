@@ -338,6 +338,26 @@ def test_evaluate_over_grpc_and_a_bad_wild_rank_is_invalid(stub):
     with pytest.raises(grpc.RpcError) as err:
         stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[99]))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "BAD_RANK" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[pb.RANK_UNSPECIFIED]))
+    assert "BAD_RANK" in err.value.details() and "RANK_UNSPECIFIED" in err.value.details()
+
+
+@pytest.mark.parametrize("card, missing", [
+    ("{}", "neither rank nor suit"),
+    ('{"rank": "RANK_QUEEN"}', "suit of a card of rank RANK_QUEEN is unset (SUIT_UNSPECIFIED)"),
+    ('{"suit": "SUIT_HEARTS"}', "rank is unset (RANK_UNSPECIFIED)"),
+    ('{"rank": "RANK_JOKER", "suit": "SUIT_HEARTS"}', "has suit SUIT_NONE, not SUIT_HEARTS"),
+])
+def test_evaluate_refuses_a_card_with_a_field_unset_rather_than_read_it_as_a_joker(stub, card, missing):
+    """The request of issue 33 as grpcurl sends it (JSON): the card {} was read as a printed joker."""
+    from google.protobuf import json_format
+
+    request = json_format.Parse('{"variant": "indian", "groups": [{"cards": [' + card + ']}]}', pb.EvaluateRequest())
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(request)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "BAD_CARD" in err.value.details() and missing in err.value.details(), err.value.details()
 
 
 @pytest.mark.parametrize("variant, options, seats, cards, verdict", [

@@ -137,6 +137,10 @@ def test_answers_validate_against_the_bot_answer_schema():
     validator.validate({"request_id": "7", "action": {"discard": {"card": {"rank": "RANK_ACE", "suit": "SUIT_SPADES"}}}})
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"legal_index": 1, "action": {}})
+    for card in ({}, {"rank": "RANK_ACE"}, {"rank": "RANK_UNSPECIFIED", "suit": "SUIT_SPADES"}):  # refused: BAD_CARD
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({"action": {"discard": {"card": card}}})
+    validator.validate({"action": {"discard": {"card": {"rank": "RANK_JOKER", "suit": "SUIT_NONE"}}}})
 
 
 LAST_LEGAL_BOT = textwrap.dedent('''

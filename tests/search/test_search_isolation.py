@@ -207,10 +207,13 @@ def test_malformed_state_tokens_seeds_and_requests_are_invalid_argument(table: T
          grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEARCH_TOKEN"),
         (s.LegalActions, spb.LegalActionsRequest(token="rs2." + "A" * 20 + ".AAAA"), grpc.StatusCode.PERMISSION_DENIED,
          "BAD_SEARCH_TOKEN"),  # well formed, but an owner tag this server did not make
-        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(seed="r" * 129)),
+        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(policy=spb.ROLLOUT_POLICY_RANDOM, seed="r" * 129)),
          grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_LENGTH"),
         (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(policy=99)), grpc.StatusCode.INVALID_ARGUMENT,
          "BAD_POLICY"),
+        # a rollout given but its policy left unset (ROLLOUT_POLICY_UNSPECIFIED) is refused, not read as none
+        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(max_decisions=3)),
+         grpc.StatusCode.INVALID_ARGUMENT, "BAD_POLICY"),
         (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(max_decisions=5001)),
          grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_ROLLOUT"),
         (s.SampleDeals, spb.SampleDealsRequest(seat=table.cred(table.m1, "bot-a"), n=1, seed="s" * 129),

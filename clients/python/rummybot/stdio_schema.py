@@ -48,8 +48,15 @@ def _scalar(field: FieldDescriptor, defs: dict[str, Any]) -> dict[str, Any]:
     return {"type": "string"}
 
 
+# A card names both its rank and its suit: the referee refuses one with either unset (BAD_CARD), and never sends one,
+# so the schema has neither RANK_UNSPECIFIED nor SUIT_UNSPECIFIED and requires both fields of a Card.
+_NO_UNSPECIFIED = {"Rank", "Suit"}
+_REQUIRED = {"Card": ["rank", "suit"]}
+
+
 def _enum(enum: EnumDescriptor, defs: dict[str, Any]) -> None:
-    defs.setdefault(enum.name, {"enum": [v.name for v in enum.values]})
+    values = [v.name for v in enum.values if not (enum.name in _NO_UNSPECIFIED and v.number == 0)]
+    defs.setdefault(enum.name, {"enum": values})
 
 
 def _message(message: Descriptor, defs: dict[str, Any]) -> None:
@@ -57,6 +64,8 @@ def _message(message: Descriptor, defs: dict[str, Any]) -> None:
         return
     props: dict[str, Any] = {}
     defs[message.name] = {"type": "object", "properties": props, "additionalProperties": False}
+    if message.name in _REQUIRED:
+        defs[message.name]["required"] = _REQUIRED[message.name]
     for field in message.fields:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
