@@ -61,7 +61,7 @@ class Connection:
         self.unclaimed = ""  # the client address whose budget holds this stream (a bot token no match has named yet)
         self._waiting_bytes = 0
         self.seats: set[tuple[str, int]] = set()
-        self._waiting: list[bytes] = []  # encoded RefereeMessages
+        self._waiting: list[bytes] = []  # encoded PlayResponses
         self._due = False  # what waits must go now (something urgent, the hold is over, or the stream closes)
         self._writer: asyncio.Future[None] | None = None  # the writer, asleep until something is due
         self._hold: asyncio.TimerHandle | None = None  # wakes the writer when what waits has waited HOLD_S

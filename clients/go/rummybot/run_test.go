@@ -36,10 +36,10 @@ func (r *scriptedReferee) Play(stream pb.RefereeService_PlayServer) error {
 		if err := stream.Send(msg); err != nil {
 			return err
 		}
-		_, asks := msg.GetBody().(*pb.RefereeMessage_Decision)
-		if b, ok := msg.GetBody().(*pb.RefereeMessage_Batch); ok && r.waitAfterBatch {
+		_, asks := msg.GetBody().(*pb.PlayResponse_Decision)
+		if b, ok := msg.GetBody().(*pb.PlayResponse_Batch); ok && r.waitAfterBatch {
 			last := b.Batch.GetMessages()[len(b.Batch.GetMessages())-1]
-			_, asks = last.GetBody().(*pb.RefereeMessage_Decision)
+			_, asks = last.GetBody().(*pb.PlayResponse_Decision)
 		}
 		if asks { // wait for the answer, as the referee does
 			answer, err := stream.Recv()
@@ -70,13 +70,13 @@ func (b *firstLegal) OnSeated(s *pb.Seated) { b.seated = append(b.seated, s.GetM
 // unless the bot asks to, and returns after the match's result.
 func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
-		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
+		{Body: &pb.PlayResponse_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
-		{Body: &pb.RefereeMessage_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
+		{Body: &pb.PlayResponse_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
 			Code: "TEST_CODE", Message: "a scripted rejection"}}},
-		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
+		{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
 			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 	}}
 	got := playSeat(t, ref, "m1")
@@ -97,16 +97,16 @@ func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 // sent as one message are handled as if sent one by one.
 func TestABatchIsTakenApartInOrder(t *testing.T) {
 	inner := []*pb.PlayResponse{
-		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
-		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
+		{Body: &pb.PlayResponse_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
+		{Body: &pb.PlayResponse_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
 	}
 	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: inner}}},
-		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: []*pb.PlayResponse{
-			{Body: &pb.RefereeMessage_Accepted{Accepted: &pb.ActionAccepted{MatchId: "m2", RequestId: 3}}},
-			{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m2",
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_Batch{Batch: &pb.Batch{Messages: inner}}},
+		{Body: &pb.PlayResponse_Batch{Batch: &pb.Batch{Messages: []*pb.PlayResponse{
+			{Body: &pb.PlayResponse_Accepted{Accepted: &pb.ActionAccepted{MatchId: "m2", RequestId: 3}}},
+			{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m2",
 				Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 		}}}},
 	}}
@@ -163,8 +163,8 @@ func TestAUnixSocketAddressIsDialed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 2), script: []*pb.PlayResponse{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m3",
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m3",
 			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 	}}
 	server := grpc.NewServer()

@@ -55,7 +55,7 @@ export type { Join } from "./generated/rummy/referee/v1/Join";
 export type { MatchEvent__Output as MatchEvent } from "./generated/rummy/referee/v1/MatchEvent";
 export type { MatchResult__Output as MatchResult } from "./generated/rummy/referee/v1/MatchResult";
 export type { PlayRequest } from "./generated/rummy/referee/v1/PlayRequest";
-export type { RefereeMessage__Output as PlayResponse } from "./generated/rummy/referee/v1/PlayResponse";
+export type { PlayResponse__Output as PlayResponse } from "./generated/rummy/referee/v1/PlayResponse";
 export type { SeatView__Output as SeatView } from "./generated/rummy/referee/v1/SeatView";
 export type { Seated__Output as Seated } from "./generated/rummy/referee/v1/Seated";
 export type { TableMeld__Output as TableMeld } from "./generated/rummy/referee/v1/TableMeld";
