@@ -47,6 +47,8 @@ def test_every_view_request_and_event_of_a_game_decodes_to_the_messages_protocod
             as_message = pb.PlayResponse(event=msg)
             as_message.event.seq = i + 7
             assert pb.PlayResponse.FromString(encoded.event(msg.SerializeToString(), i + 7)) == as_message
+            # a watcher's message: the same event, no per-seat seq
+            assert pb.WatchResponse.FromString(encoded.watch_response(msg.SerializeToString())) == pb.WatchResponse(event=msg)
         checked += 1
     assert checked > 20
 
