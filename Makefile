@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VARIANT ?= indian
 
-.PHONY: demo test test-slow native sandbox postgres clients test-clients protos lint bench clean
+.PHONY: demo test test-slow native sandbox postgres buf-tool buf clients test-clients protos lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +33,21 @@ postgres:
 	  bash scripts/apt-install.sh postgresql || \
 	  echo "warning: could not install postgresql: the ladder's PostgreSQL tests will be skipped" >&2
 
+# buf, the wire contract's linter and breaking-change check (tests/test_wire_contract.py), installed into
+# .tools/bin by scripts/buf.sh with `go install` when Go is there; without Go that test skips and says why
+buf-tool:
+	@if command -v go >/dev/null; then bash scripts/buf.sh --install-only >/dev/null; \
+	  else echo "note: Go not found: buf is not installed and the wire contract's check is skipped" >&2; fi
+
+# `buf lint` (STANDARD rules) and `buf breaking` against the contract as v1 settled it (protos/v1.binpb)
+buf:
+	bash scripts/buf.sh lint
+	bash scripts/buf.sh breaking --against v1.binpb
+
 demo: $(STAMP) native sandbox
 	$(PY) -m tournaments.demo --variant $(VARIANT)
 
-test: $(STAMP) native sandbox postgres
+test: $(STAMP) native sandbox postgres buf-tool
 	$(PY) -m pytest -q
 
 # the slow tests: a soak of 200 concurrent matches, a thousand black-box leak-checked matches per variant, fuzzing

@@ -104,7 +104,7 @@ async def honest_match(address: str, variant: str, per_move_ms: int, decisions: 
     channel = None
     if stub is None:
         channel = grpc.aio.insecure_channel(address)
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
     if created is None:
         created = await create_honest(stub, variant, per_move_ms)
     done = asyncio.Event()
@@ -113,8 +113,8 @@ async def honest_match(address: str, variant: str, per_move_ms: int, decisions: 
     started = [0.0]
 
     async def seat(token: str) -> None:
-        out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
-        out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id, token=token))))
+        out: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id, token=token))))
 
         async def requests() -> Any:
             while (m := await out.get()) is not None:
@@ -132,7 +132,7 @@ async def honest_match(address: str, variant: str, per_move_ms: int, decisions: 
                     break
                 if think_ms:
                     await asyncio.sleep(think_ms / 1000)
-                out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                     match_id=created.match_id, request_id=msg.decision.request_id,
                     action=_first_legal(msg.decision))))
             elif body == "event" and msg.event.kind == "TIMED_OUT":
@@ -164,7 +164,7 @@ async def create_honest(stub: Any, variant: str, per_move_ms: int) -> Any:
 
 def list_variants_latency(address: str, stop: threading.Event, out: list[float]) -> None:
     with grpc.insecure_channel(address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         while not stop.is_set():
             t = time.perf_counter()
             try:
@@ -180,7 +180,7 @@ def seed_records(address: str, records: Path, seconds: float, copies: int) -> st
     for the viewer's pages. Returns the long record's match id."""
     async def go() -> str:
         async with grpc.aio.insecure_channel(address) as ch:
-            stub = pb_grpc.RefereeStub(ch)
+            stub = pb_grpc.RefereeServiceStub(ch)
             created = await create_honest(stub, "500-rum", 5000)
             await honest_match(address, "500-rum", 5000, int(seconds * 1500), created, stub)
             return str(created.match_id)
@@ -218,7 +218,7 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
     tasks: list[asyncio.Task[None]] = []
 
     async def watch(i: int) -> None:
-        call = pb_grpc.RefereeStub(channels[i % len(channels)]).Watch(pb.WatchRequest(match_id=match_id))
+        call = pb_grpc.RefereeServiceStub(channels[i % len(channels)]).Watch(pb.WatchRequest(match_id=match_id))
         try:
             async for _ in call:
                 took["watch_events"] += 1
@@ -246,14 +246,14 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
                 except aiohttp.ClientError:
                     took["viewer_error"] += 1
 
-    ref = pb_grpc.RefereeStub(channels[0])
+    ref = pb_grpc.RefereeServiceStub(channels[0])
     own = await ref.CreateMatch(pb.CreateMatchRequest(variant="500-rum", seats=[pb.SeatSpec(), pb.SeatSpec()],
                                                       time_control=pb.TimeControl(per_move_ms=600_000,
                                                                                   connect_ms=600_000)))
     holders = []
     for token in own.seat_tokens:  # the attacker's own seats, joined and never answering: a dealt position to search
         q: asyncio.Queue[Any] = asyncio.Queue()
-        q.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=own.match_id, token=token))))
+        q.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=own.match_id, token=token))))
 
         async def it(q: asyncio.Queue[Any] = q) -> Any:
             while (m := await q.get()) is not None:
@@ -261,7 +261,7 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
 
         holders.append(ref.Play(it()))
     await asyncio.sleep(1.0)
-    search = spb_grpc.SearchStub(channels[1])
+    search = spb_grpc.SearchServiceStub(channels[1])
     samples = await search.SampleDeals(spb.SampleDealsRequest(seat=pb.SeatCredential(match_id=own.match_id,
                                                                                      token=own.seat_tokens[0]), n=1))
     token = samples.samples[0].token
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
 
             async def loaded_run() -> tuple[dict[str, Any], dict[str, Any], float]:
                 async with grpc.aio.insecure_channel(ref.address) as ch:
-                    stub = pb_grpc.RefereeStub(ch)
+                    stub = pb_grpc.RefereeServiceStub(ch)
                     created = await create_honest(stub, args.variant, args.per_move_ms)
                     attacker = subprocess.Popen(
                         [sys.executable, "-m", "bench.isolation", "--scale", str(args.scale), "--simulate",

@@ -56,8 +56,8 @@ def rate(seconds: float, once: Callable[[], int]) -> float:
 
 def over_grpc(address: str, variant: str, seconds: float) -> dict[str, float]:
     with grpc.insecure_channel(address) as ch:
-        ref = pb_grpc.RefereeStub(ch)
-        search = spb_grpc.SearchStub(ch)
+        ref = pb_grpc.RefereeServiceStub(ch)
+        search = spb_grpc.SearchServiceStub(ch)
         m = ref.CreateMatch(pb.CreateMatchRequest(variant=variant, seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                                                   seed="bench", time_control=pb.TimeControl(connect_ms=600_000)))
         cred = pb.SeatCredential(match_id=m.match_id, token=m.seat_tokens[0])
@@ -170,7 +170,7 @@ def load_worker(address: str, match_id: str, token: str, calls: int, decisions: 
 
     done: Counter[str] = Counter()
     with grpc.insecure_channel(address) as ch:
-        search = spb_grpc.SearchStub(ch)
+        search = spb_grpc.SearchServiceStub(ch)
         cred = pb.SeatCredential(match_id=match_id, token=token)
         tokens = [s.token for s in search.SampleDeals(spb.SampleDealsRequest(seat=cred, n=calls, seed="load")).samples]
         ends = time.perf_counter() + seconds
@@ -210,7 +210,7 @@ def under_load(calls: int, decisions: int, seconds: float) -> dict[str, Any]:
         proc, address = _serve(records)
         try:
             with grpc.insecure_channel(address) as ch:
-                ref = pb_grpc.RefereeStub(ch)
+                ref = pb_grpc.RefereeServiceStub(ch)
                 seats = [pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]
                 long = ref.CreateMatch(pb.CreateMatchRequest(variant=PACE_VARIANT, seats=seats, seed="long",
                                                              max_turns_per_hand=2000,
@@ -220,7 +220,7 @@ def under_load(calls: int, decisions: int, seconds: float) -> dict[str, Any]:
 
             def play() -> None:  # one match after another (an Indian match is one deal)
                 with grpc.insecure_channel(address) as ch:
-                    ref = pb_grpc.RefereeStub(ch)
+                    ref = pb_grpc.RefereeServiceStub(ch)
                     while not stop.is_set():
                         m = ref.CreateMatch(pb.CreateMatchRequest(variant=PACE_VARIANT, seats=seats, seed="pace"))
                         asyncio.run(_both(pacer, address, m))

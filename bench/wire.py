@@ -163,7 +163,7 @@ def canned_requests(matches: int = 2) -> list[bytes]:
     async def seat(session: MatchSession, conn: Connection, i: int) -> None:
         rng = random.Random(i)
         async for data in conn.outgoing():
-            msg = pb.RefereeMessage.FromString(data)
+            msg = pb.PlayResponse.FromString(data)
             inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
             for m in inner:
                 if m.WhichOneof("body") == "decision":
@@ -198,7 +198,7 @@ async def _canned_serve(canned: list[bytes], answers: int) -> None:
     answered with the next canned write (``canned_requests``), and after ``answers`` answers with a result."""
     from rummy.referee.v1 import referee_pb2 as pb
 
-    result = pb.RefereeMessage(match_result=pb.MatchResult(match_id="canned")).SerializeToString()
+    result = pb.PlayResponse(match_result=pb.MatchResult(match_id="canned")).SerializeToString()
 
     async def play(request_iterator: Any, context: Any) -> Any:
         k = 0
@@ -206,7 +206,7 @@ async def _canned_serve(canned: list[bytes], answers: int) -> None:
             yield result if k > answers else canned[k % len(canned)]
             k += 1
 
-    await _serve_stream("rummy.referee.v1.Referee", "Play", play, pb.PlayerMessage.FromString)
+    await _serve_stream("rummy.referee.v1.RefereeService", "Play", play, pb.PlayRequest.FromString)
 
 
 def protocol_floor(answers: int = 2000) -> dict[str, float]:
@@ -222,7 +222,7 @@ def protocol_floor(answers: int = 2000) -> dict[str, float]:
         async def go() -> WireStats:
             stats = WireStats()
             async with grpc.aio.insecure_channel(srv.address) as ch:
-                stub = pb_grpc.RefereeStub(ch)
+                stub = pb_grpc.RefereeServiceStub(ch)
                 await _seat(stub, "canned", "", random.Random(0), stats, [0], time.perf_counter(), 0, True)
             return stats
 
@@ -252,7 +252,7 @@ async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats:
     from rummybot.sdk import messages
 
     call = stub.Play()
-    await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
+    await call.write(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
                                                    bot_name=f"bench{seat}", sdk="bench", batch=batch)))
     sent_at = 0.0
     mark = -1
@@ -274,7 +274,7 @@ async def _seat(stub: Any, match_id: str, token: str, rng: random.Random, stats:
             mark = counter[0]
             stats.decisions += 1
             sent_at = time.perf_counter()
-            await call.write(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
+            await call.write(pb.PlayRequest(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
                                                                       action=action)))
         elif body == "match_result":
             break
@@ -303,7 +303,7 @@ async def play_matches(address: str, matches: int, concurrency: int, variant: st
 
     stats = WireStats()
     async with grpc.aio.insecure_channel(address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         await _one_match(stub, -1, variant, 20, WireStats())  # warm up: imports and first-call costs
         sem = asyncio.Semaphore(concurrency)
 
@@ -340,7 +340,7 @@ async def _live_matches(address: str, n: int) -> list[Any]:
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
     ch = grpc.aio.insecure_channel(address)
-    stub = pb_grpc.RefereeStub(ch)
+    stub = pb_grpc.RefereeServiceStub(ch)
     calls = []
     for k in range(n):
         r = await stub.CreateMatch(pb.CreateMatchRequest(
@@ -348,7 +348,7 @@ async def _live_matches(address: str, n: int) -> list[Any]:
             time_control=pb.TimeControl(per_move_ms=600000, connect_ms=600000)))
         for tok in r.seat_tokens:
             call = stub.Play()
-            await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=r.match_id, token=tok))))
+            await call.write(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=r.match_id, token=tok))))
             calls.append(call)
     async def drain(call: Any) -> None:  # read what the referee sends (the request stays unanswered)
         async for _msg in call:

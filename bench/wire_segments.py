@@ -59,7 +59,7 @@ def _serve(out: str, argv: list[str]) -> int:
     def timed_send(self: Any, data: bytes, urgent: bool) -> None:
         now = clock()
         if urgent:
-            msg = pb.RefereeMessage.FromString(data)
+            msg = pb.PlayResponse.FromString(data)
             if msg.WhichOneof("body") == "decision":
                 stamps["send"][f"{msg.decision.match_id}/{msg.decision.request_id}"] = now
         send(self, data, urgent)
@@ -69,7 +69,7 @@ def _serve(out: str, argv: list[str]) -> int:
     async def timed_outgoing(self: Any) -> Any:
         async for data in outgoing(self):
             now = clock()
-            msg = pb.RefereeMessage.FromString(data)
+            msg = pb.PlayResponse.FromString(data)
             inner = msg.batch.messages if msg.WhichOneof("body") == "batch" else [msg]
             for m in inner:
                 if m.WhichOneof("body") == "decision":
@@ -91,7 +91,7 @@ async def _seat(stub: Any, match_id: str, token: str, seat: int, rng: random.Ran
     from rummybot.sdk import messages
 
     call = stub.Play()
-    await call.write(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
+    await call.write(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token),
                                                    bot_name="segments", sdk="bench", batch=True)))
     async for msg in messages(call):
         body = msg.WhichOneof("body")
@@ -102,7 +102,7 @@ async def _seat(stub: Any, match_id: str, token: str, seat: int, rng: random.Ran
             stamps["seat"][key] = seat
             action = rng.choice(never_dropping(d.legal_actions))
             stamps["write"][key] = time.perf_counter()
-            await call.write(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
+            await call.write(pb.PlayRequest(action=pb.ActionMessage(match_id=match_id, request_id=d.request_id,
                                                                       action=action)))
         elif body == "match_result":
             break
@@ -116,7 +116,7 @@ async def _play(address: str, matches: int, stamps: dict[str, dict[str, float]])
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
     async with grpc.aio.insecure_channel(address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         for k in range(-1, matches):  # the first one warms up
             r = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant="indian", seed=f"segments{k}", max_hands=1, max_turns_per_hand=200,

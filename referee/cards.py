@@ -31,7 +31,8 @@ __all__ = [
 
 
 class Rank(enum.IntEnum):
-    """Card ranks; the values are the numbers used on the wire (``Rank`` enum of the proto)."""
+    """Card ranks; their numbers order cards (jokers first). The wire's ``Rank`` numbers are these but for the joker
+    (``RANK_JOKER`` = 14: zero is ``RANK_UNSPECIFIED``), translated in ``referee.protocodec``."""
 
     JOKER = 0
     ACE = 1
@@ -84,7 +85,7 @@ class Card:
 
     def __post_init__(self) -> None:
         if (self.rank is Rank.JOKER) != (self.suit is Suit.NONE):
-            raise InvalidAction("BAD_CARD", f"a joker has no suit and every other card has one: {self.rank!r}/{self.suit!r}")
+            raise InvalidAction("BAD_CARD", f"a joker has no suit and every other card has one: not {self.rank.name}/{self.suit.name}")
         object.__setattr__(self, "_code", int(self.rank) * 8 + int(self.suit))
         object.__setattr__(self, "_hash", hash((int(self.rank), int(self.suit))))
 

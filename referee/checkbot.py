@@ -132,7 +132,7 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
         if not connected:
             return rows, folder
         async with grpc.aio.insecure_channel(address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
 
             async def play(v: Any, k: int, tally: _Tally, gate: asyncio.Semaphore, count: int) -> None:
                 """Match ``k`` of variant ``v``: the bot's seat rotates with k; N run at once under ``gate``."""
@@ -151,11 +151,10 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                     created = await stub.CreateMatch(pb.CreateMatchRequest(
                         variant=v.name, seats=spec, seed=f"check-bot:{v.name}:{k}", max_hands=hands))
                     try:
-                        result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True),
-                                                      timeout=max(60.0, hands * 400 * per_move_ms / 1000 / 4))
+                        result = (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True),
+                                                       timeout=max(60.0, hands * 400 * per_move_ms / 1000 / 4))).result
                     except grpc.aio.AioRpcError:
-                        await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id,
-                                                                   reason="check-bot timeout"))
+                        await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="check-bot timeout"))
                         tally.unfinished += 1
                         return
                 tally.matches += 1

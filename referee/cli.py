@@ -224,7 +224,7 @@ async def _create_match(args: argparse.Namespace) -> int:
     async with grpc.aio.insecure_channel(args.referee) as channel:
         try:
             # wait_for_ready: a referee started a moment ago (``referee serve &``) is waited for, up to --wait
-            stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated code is untyped
+            stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]  # generated code is untyped
             created = await stub.CreateMatch(request, metadata=metadata, timeout=args.wait, wait_for_ready=True)
         except grpc.aio.AioRpcError as exc:
             detail = " ".join((exc.details() or "").split())

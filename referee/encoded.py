@@ -21,7 +21,7 @@ from referee.cards import Card
 from referee.variants.base import Action, Event, SeatView, TableMeld
 from rummy.referee.v1 import referee_pb2 as pb
 
-__all__ = ["length_delimited", "view", "decision", "match_event", "event", "accepted", "batch"]
+__all__ = ["length_delimited", "view", "decision", "match_event", "event", "watch_response", "accepted", "batch"]
 
 _MEMO_LIMIT = 4096  # entries per memo before it starts again (actions and melds vary; cards do not)
 
@@ -80,10 +80,11 @@ _OFFER = {c: pb.SeatView(offer=m).SerializeToString() for c, m in codec._CARD_PB
 _IN_FRONT = _number(pb.SeatView, "in_front")
 _NOTHING_IN_FRONT = length_delimited(_IN_FRONT, b"")  # one seat's empty ``in_front`` entry
 _VIEW = _number(pb.DecisionRequest, "view")
-_DECISION = _number(pb.RefereeMessage, "decision")
-_EVENT = _number(pb.RefereeMessage, "event")
-_BATCH = _number(pb.RefereeMessage, "batch")
+_DECISION = _number(pb.PlayResponse, "decision")
+_EVENT = _number(pb.PlayResponse, "event")
+_BATCH = _number(pb.PlayResponse, "batch")
 _BATCH_MESSAGES = _number(pb.Batch, "messages")
+_WATCH_EVENT = _number(pb.WatchResponse, "event")
 
 _SEAT, _HAND_NUMBER, _DEALER, _TURN, _PHASE, _STOCK_SIZE, _DISCARD_SIZE = (
     _tag(_number(pb.SeatView, n)) for n in ("seat", "hand_number", "dealer", "turn", "phase", "stock_size", "discard_size"))
@@ -91,7 +92,7 @@ _REQUEST_ID, _REQUEST_PHASE, _TIME_LEFT, _BANK_LEFT = (
     _tag(_number(pb.DecisionRequest, n)) for n in ("request_id", "phase", "time_left_ms", "bank_left_ms"))
 
 _EVENT_CARDS = _cards_in(pb.MatchEvent, "cards")
-_ACCEPTED = _number(pb.RefereeMessage, "accepted")
+_ACCEPTED = _number(pb.PlayResponse, "accepted")
 (_EV_SEQUENCE, _EV_SEAT, _EV_MELD_ID, _EV_COUNT, _EV_POINTS, _EV_HAND_NUMBER, _EV_PRIVATE, _EV_SEQ) = (
     _tag(_number(pb.MatchEvent, n)) for n in ("sequence", "seat", "meld_id", "count", "points", "hand_number",
                                               "private", "seq"))
@@ -137,7 +138,7 @@ def _signed(tag: bytes, name: str, value: int) -> bytes:
 
 def _table(key: tuple[Any, ...]) -> bytes:
     variant, hand_sizes, wild_ranks, teams, active, totals = key
-    return _encode(pb.SeatView(variant=variant, hand_sizes=hand_sizes, wild_ranks=[int(r) for r in wild_ranks],  # type: ignore[misc]
+    return _encode(pb.SeatView(variant=variant, hand_sizes=hand_sizes, wild_ranks=[codec.RANK_TO_PB[r] for r in wild_ranks],  # type: ignore[misc]
                                teams=teams, active=active, totals=totals))
 
 
@@ -183,7 +184,7 @@ def view(v: SeatView) -> bytes:
 
 def decision(match_id: str, request_id: int, v: SeatView, view_bytes: bytes, legal: Sequence[Action],
              time_left_ms: int, bank_left_ms: int) -> bytes:
-    """A ``RefereeMessage`` asking for a decision: ``view_bytes`` is ``view(v)``, made once per request (a rejoin
+    """A ``PlayResponse`` asking for a decision: ``view_bytes`` is ``view(v)``, made once per request (a rejoin
     asks again with less time left)."""
     head = (_memo(_MATCH_IDS, match_id, _match_id) + _unsigned(_REQUEST_ID, request_id)
             + _unsigned(_REQUEST_PHASE, codec._PHASE[v.phase]) + _unsigned(_TIME_LEFT, max(time_left_ms, 0))
@@ -212,16 +213,21 @@ def match_event(e: Event, match_id: str, sequence: int, hand_number: int) -> byt
 
 
 def event(event_bytes: bytes, seq: int) -> bytes:
-    """A ``RefereeMessage`` carrying an encoded ``MatchEvent`` with its per-seat ``seq`` set."""
+    """A ``PlayResponse`` carrying an encoded ``MatchEvent`` with its per-seat ``seq`` set."""
     return length_delimited(_EVENT, event_bytes + _unsigned(_EV_SEQ, seq))
 
 
+def watch_response(event_bytes: bytes) -> bytes:
+    """A ``WatchResponse`` carrying an encoded ``MatchEvent`` (a watcher's, so no per-seat ``seq``)."""
+    return length_delimited(_WATCH_EVENT, event_bytes)
+
+
 def accepted(match_id: str, request_id: int) -> bytes:
-    """A ``RefereeMessage`` saying the answer to ``request_id`` was taken."""
+    """A ``PlayResponse`` saying the answer to ``request_id`` was taken."""
     return length_delimited(_ACCEPTED, _memo(_MATCH_IDS, match_id, _match_id)
                             + _unsigned(_ACCEPTED_REQUEST_ID, request_id))
 
 
 def batch(messages: list[bytes]) -> bytes:
-    """A ``RefereeMessage`` holding encoded ``RefereeMessage``s as one ``Batch``."""
+    """A ``PlayResponse`` holding encoded ``PlayResponse``s as one ``Batch``."""
     return length_delimited(_BATCH, b"".join([length_delimited(_BATCH_MESSAGES, m) for m in messages]))

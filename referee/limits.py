@@ -65,7 +65,7 @@ class ServerLimits:
                               "within 20 s is dropped")
     max_finished_kept: int = _limit(10_000, "finished matches kept in memory for GetResult; older ones are forgotten "
                                     "(their records stay)")
-    # Search (rummy.search.v1.Search): its work runs in a pool of processes, each client served in turn.
+    # Search (rummy.search.v1.SearchService): its work runs in a pool of processes, each client served in turn.
     search_workers: int = _limit(0, "processes doing search work (SampleDeals, Simulate); 0: one per core")
     max_search_client_calls: int = _limit(32, "search calls of one seat (or, without a seat, one address) queued or "
                                           "running; more are refused LIMIT_SEARCH_CLIENT_CALLS")

@@ -1,11 +1,18 @@
 """Domain objects to and from the wire (``rummy.referee.v1``): the only place that knows both.
 
 Round trips are identity for cards, groups, actions, melds and views (tests/test_protocodec.py).
+
+The wire's ``Rank`` and ``Suit`` keep zero for *unspecified* (a field a client forgot to set), so their numbers
+are not ``referee.cards``' own: a printed joker is ``RANK_JOKER`` (14) with ``SUIT_NONE`` (5) on the wire and
+``Rank.JOKER`` (0) with ``Suit.NONE`` (0) in the rules core, whose numbers order cards (jokers first) and stay
+as they are. ``RANK_TO_PB`` and the tables below are the one translation; a card whose rank or suit is unset, or
+a number that is none, is refused ``BAD_CARD`` naming what is missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from referee.cards import Card, Rank, Suit
 from referee.errors import InvalidAction
@@ -37,8 +44,15 @@ from rummy.referee.v1 import referee_pb2 as pb
 __all__ = [
     "card_to_pb", "card_from_pb", "cards_from_pb", "action_to_pb", "action_from_pb", "view_to_pb",
     "view_from_pb", "event_to_pb", "hand_result_to_pb", "evaluation_to_pb", "group_from_pb", "group_to_pb",
-    "actions_to_pb",
+    "actions_to_pb", "rank_to_pb", "rank_from_pb", "RANK_TO_PB", "RANK_FROM_PB", "SUIT_TO_PB",
 ]
+
+# The rules core's ranks and suits to the wire's numbers, and back (see the module's docstring).
+RANK_TO_PB: dict[Rank, int] = {r: (pb.RANK_JOKER if r is Rank.JOKER else int(r)) for r in Rank}
+SUIT_TO_PB: dict[Suit, int] = {s: (pb.SUIT_NONE if s is Suit.NONE else int(s)) for s in Suit}
+RANK_FROM_PB: dict[int, Rank] = {v: k for k, v in RANK_TO_PB.items()}
+_SUIT_BACK: dict[int, Suit] = {v: k for k, v in SUIT_TO_PB.items()}
+assert pb.RANK_UNSPECIFIED not in RANK_FROM_PB and pb.SUIT_UNSPECIFIED not in _SUIT_BACK
 
 _PHASE = {Phase.DRAW: pb.PHASE_DRAW, Phase.PLAY: pb.PHASE_PLAY, Phase.DISCARD: pb.PHASE_DISCARD, Phase.OFFER: pb.PHASE_OFFER}
 _PHASE_BACK = {v: k for k, v in _PHASE.items()}
@@ -47,17 +61,56 @@ _KIND = {MeldKind.SET: pb.MELD_KIND_SET, MeldKind.RUN: pb.MELD_KIND_RUN, MeldKin
 _KIND_BACK = {v: k for k, v in _KIND.items()}
 
 
+def _name(enum: Any, number: int) -> str:
+    """An enum value's wire name (``SUIT_HEARTS``), or its number when it is none."""
+    try:
+        return str(enum.Name(number))
+    except ValueError:
+        return f"{number} (no such value)"
+
+
+def rank_to_pb(r: Rank) -> pb.Rank:
+    return RANK_TO_PB[r]  # type: ignore[return-value]
+
+
+def rank_from_pb(number: int, what: str = "a rank", code: str = "BAD_CARD") -> Rank:
+    """:raises InvalidAction: (``code``) when ``number`` is ``RANK_UNSPECIFIED`` or no rank."""
+    rank = RANK_FROM_PB.get(number)
+    if rank is None:
+        if number == pb.RANK_UNSPECIFIED:
+            raise InvalidAction(code, f"{what} is unset (RANK_UNSPECIFIED): name one, e.g. RANK_QUEEN or RANK_JOKER")
+        raise InvalidAction(code, f"{what} is not a rank: {number}")
+    return rank
+
+
+def _suit_from_pb(number: int, what: str) -> Suit:
+    suit = _SUIT_BACK.get(number)
+    if suit is None:
+        if number == pb.SUIT_UNSPECIFIED:
+            raise InvalidAction("BAD_CARD", f"{what} is unset (SUIT_UNSPECIFIED): name one, e.g. SUIT_SPADES, or "
+                                "SUIT_NONE for a printed joker")
+        raise InvalidAction("BAD_CARD", f"{what} is not a suit: {number}")
+    return suit
+
+
 def card_to_pb(c: Card) -> pb.Card:
-    return pb.Card(rank=int(c.rank), suit=int(c.suit))  # type: ignore[arg-type]
+    return pb.Card(rank=RANK_TO_PB[c.rank], suit=SUIT_TO_PB[c.suit])  # type: ignore[arg-type]
 
 
 def card_from_pb(m: pb.Card) -> Card:
+    """:raises InvalidAction: ``BAD_CARD`` for a rank or suit unset or out of range, a joker with a suit, a suited
+    card with none; the message names the fields and values by their wire names."""
     card = _CARD_BY_CODE.get((m.rank, m.suit))
-    if card is None:  # a rank or suit out of range, a joker with a suit, a suited card with none
-        try:
-            return Card(Rank(m.rank), Suit(m.suit))
-        except ValueError as exc:
-            raise InvalidAction("BAD_CARD", f"not a card: rank={m.rank} suit={m.suit}") from exc
+    if card is None:
+        if m.rank == pb.RANK_UNSPECIFIED and m.suit == pb.SUIT_UNSPECIFIED:
+            raise InvalidAction("BAD_CARD", "a card with neither rank nor suit set (RANK_UNSPECIFIED, SUIT_UNSPECIFIED): "
+                                "a card names both, e.g. RANK_QUEEN and SUIT_SPADES, or RANK_JOKER and SUIT_NONE")
+        rank = rank_from_pb(m.rank, "the card's rank")
+        _suit_from_pb(m.suit, f"the suit of a card of rank {_name(pb.Rank, m.rank)}")
+        if rank is Rank.JOKER:
+            raise InvalidAction("BAD_CARD", f"a printed joker (RANK_JOKER) has suit SUIT_NONE, not {_name(pb.Suit, m.suit)}")
+        raise InvalidAction("BAD_CARD", f"a card of rank {_name(pb.Rank, m.rank)} has one of the four suits, not SUIT_NONE "
+                            "(the suit of a printed joker)")
     return card
 
 
@@ -69,7 +122,7 @@ def cards_from_pb(ms: Iterable[pb.Card]) -> tuple[Card, ...]:
 # repeated field is copied (so these are never shared), and views and legal-action lists repeat them constantly.
 _CARD_PB: dict[Card, pb.Card] = {Card(r, s): card_to_pb(Card(r, s)) for r in Rank for s in Suit
                                  if (r is Rank.JOKER) == (s is Suit.NONE)}
-_CARD_BY_CODE: dict[tuple[int, int], Card] = {(int(c.rank), int(c.suit)): c for c in _CARD_PB}  # the decoder's table
+_CARD_BY_CODE: dict[tuple[int, int], Card] = {(m.rank, m.suit): c for c, m in _CARD_PB.items()}  # the decoder's, by wire numbers
 _MEMO_LIMIT = 4096
 _ACTION_PB: dict[Action, pb.Action] = {}
 _NOTE_PB: dict[tuple[str, str], pb.Note] = {}
@@ -115,7 +168,7 @@ def _assign_from_pb(ms: Iterable[pb.WildAssignment]) -> tuple[tuple[Card, Card],
         as_card = m.as_card
         if as_card.suit == pb.SUIT_NONE and as_card.rank != pb.RANK_JOKER:
             # a set wild with an unnamed suit: any suit reads the same for the meld engine
-            out.append((card_from_pb(m.wild), Card(Rank(as_card.rank), Suit.SPADES)))
+            out.append((card_from_pb(m.wild), Card(rank_from_pb(as_card.rank, "the rank a wild stands for"), Suit.SPADES)))
         else:
             out.append((card_from_pb(m.wild), card_from_pb(as_card)))
     return tuple(out)
@@ -207,7 +260,7 @@ def action_from_pb(m: pb.Action) -> Action:
 
 
 def _placed_to_pb(p: Placed, laid_by: int) -> pb.MeldCard:
-    return pb.MeldCard(card=_CARD_PB[p.card], as_rank=int(p.rank), as_suit=int(p.suit), wild=p.is_wild,  # type: ignore[arg-type]
+    return pb.MeldCard(card=_CARD_PB[p.card], as_rank=RANK_TO_PB[p.rank], as_suit=SUIT_TO_PB[p.suit], wild=p.is_wild,  # type: ignore[arg-type]
                        laid_by=laid_by, position=p.pos)
 
 
@@ -221,7 +274,7 @@ def view_to_pb(v: SeatView) -> pb.SeatView:
         variant=v.variant, seat=v.seat, hand_number=v.hand_number, dealer=v.dealer, turn=v.turn, phase=_PHASE[v.phase],
         hand=_cards(v.hand), hand_sizes=list(v.hand_sizes), stock_size=v.stock_size, discard_pile=_cards(v.discard_pile),
         discard_size=v.discard_size, melds=[meld_to_pb(m) for m in v.melds], face_up=_cards(v.face_up),
-        wild_ranks=[int(r) for r in v.wild_ranks], in_front=[pb.Cards(cards=_cards(f)) for f in v.in_front],  # type: ignore[misc]
+        wild_ranks=[RANK_TO_PB[r] for r in v.wild_ranks], in_front=[pb.Cards(cards=_cards(f)) for f in v.in_front],  # type: ignore[misc]
         received=_cards(v.received), teams=list(v.teams), active=list(v.active), totals=list(v.totals),
         notes=_notes(v.notes),
     )
@@ -233,7 +286,8 @@ def view_to_pb(v: SeatView) -> pb.SeatView:
 def _meld_from_pb(m: pb.TableMeld) -> TableMeld:
     from referee.melds import MeldReading
 
-    placed = tuple(Placed(c.position, card_from_pb(c.card), Rank(c.as_rank), Suit(c.as_suit)) for c in m.cards)
+    placed = tuple(Placed(c.position, card_from_pb(c.card), rank_from_pb(c.as_rank, "a meld card's as_rank"),
+                          _suit_from_pb(c.as_suit, "a meld card's as_suit")) for c in m.cards)
     kind = _KIND_BACK.get(m.kind, MeldKind.SET)
     base_kind = kind if kind in (MeldKind.SET, MeldKind.RUN, MeldKind.WILD_SET, MeldKind.JOKERS) else MeldKind.SET
     return TableMeld(m.id, m.owner, MeldReading(base_kind, placed), tuple(c.laid_by for c in m.cards),
@@ -247,7 +301,7 @@ def view_from_pb(m: pb.SeatView) -> SeatView:
         phase=_PHASE_BACK.get(m.phase, Phase.PLAY), hand=cards_from_pb(m.hand), hand_sizes=tuple(m.hand_sizes),
         stock_size=m.stock_size, discard_pile=cards_from_pb(m.discard_pile), discard_size=m.discard_size,
         melds=tuple(_meld_from_pb(x) for x in m.melds), face_up=cards_from_pb(m.face_up),
-        wild_ranks=tuple(Rank(r) for r in m.wild_ranks), in_front=tuple(cards_from_pb(f.cards) for f in m.in_front),
+        wild_ranks=tuple(rank_from_pb(r, "a wild rank") for r in m.wild_ranks), in_front=tuple(cards_from_pb(f.cards) for f in m.in_front),
         received=cards_from_pb(m.received), teams=tuple(m.teams), active=tuple(m.active), totals=tuple(m.totals),
         notes=tuple((n.key, n.value) for n in m.notes), offer=card_from_pb(m.offer) if m.HasField("offer") else None,
     )

@@ -123,15 +123,16 @@ REASONS: tuple[Reason, ...] = (
     Reason("ACES_NEVER_MELD", "illegal", FP, "Iceberg: aces go in front of you, never into melds (ICE-3)"),
     Reason("SPECIAL_MELD_CLOSED", "illegal", FP, "Iceberg: a special meld is laid whole and never laid off on (ICE-4)"),
     # ------------------------------------------------------------ malformed input (InvalidAction, InvalidOption)
-    Reason("BAD_CARD", "malformed", IA, "not a card (the text notation is rank then suit: QS, TH, 2C, JK), or a "
-           "discard naming none"),
+    Reason("BAD_CARD", "malformed", IA, "not a card (the text notation is rank then suit: QS, TH, 2C, JK): on the "
+           "wire a Card with its rank or suit unset (RANK_UNSPECIFIED, SUIT_UNSPECIFIED), a suited joker or a suitless "
+           "natural (a joker is RANK_JOKER with SUIT_NONE); or a discard naming none"),
     Reason("BAD_ACTION", "malformed", IA, "an action that cannot be read (an unknown kind, a negative take count, a "
            "field of the wrong type)"),
     Reason("NO_ACTION", "malformed", IA, "the Action message names no action"),
     Reason("EMPTY_MELD", "malformed", IA, "a Meld with no groups (in 500 Rum, Fortune and Arlington also a group "
            "with no cards)"),
     Reason("EMPTY_LAY_OFF", "malformed", IA, "a LayOff with no cards"),
-    Reason("BAD_RANK", "malformed", IA, "Evaluate: a wild rank that is no rank"),
+    Reason("BAD_RANK", "malformed", IA, "Evaluate: a wild rank that is unset (RANK_UNSPECIFIED) or no rank"),
     Reason("NOT_IN_THE_DECK", "malformed", IA, "Evaluate: a card this variant's deck does not hold (or more copies "
            "than it holds)"),
     Reason("HAND_TOO_LARGE", "malformed", IA, "Evaluate, Indian rummy: more than 14 cards (IND-1)"),
@@ -146,7 +147,8 @@ REASONS: tuple[Reason, ...] = (
            "--allow-stacked-decks"),
     Reason("NO_JOIN", "malformed", IA, "the first message of a Play stream is not a Join"),
     Reason("NO_SOURCE", "malformed", IA, "search LegalActions with neither a state token nor a seat"),
-    Reason("BAD_POLICY", "malformed", IA, "Simulate: no such rollout policy"),
+    Reason("BAD_POLICY", "malformed", IA, "Simulate: a rollout whose policy is unset (ROLLOUT_POLICY_UNSPECIFIED: "
+           "leave the rollout unset for none) or no such policy"),
     Reason("BAD_CHARACTERS", "malformed", IA, "search: a seed or id with characters other than printable ASCII"),
     Reason("BAD_LEGAL_INDEX", "malformed", NONE, "stdio bridge: legal_index is not an index of the decision's "
            "legal actions (sent back to the bot as a rejected line)"),

@@ -26,7 +26,6 @@ from grpc_reflection.v1alpha import reflection
 
 from referee import loops
 from referee import protocodec as codec
-from referee.cards import Rank
 from referee.credentials import is_minted
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.evaluate import evaluate
@@ -60,7 +59,7 @@ EVALUATE_MAX_CARDS = 108
 # take them up again (their bots rejoin with their tokens), end them as aborted, or leave the records as they are.
 UNFINISHED_MODES = ("resume", "abort", "leave")
 RECORDS_PROBE_S = 5.0  # how often the records folder is probed (a small write): health follows what it finds
-HEALTH_NAMES = ("", "rummy.referee.v1.Referee")  # the health entries a records folder that cannot be written turns off
+HEALTH_NAMES = ("", "rummy.referee.v1.RefereeService")  # the health entries a records folder that cannot be written turns off
 
 class KeyReused(RefereeError):
     """A CreateMatch idempotency key sent again with a different request (``ALREADY_EXISTS``)."""
@@ -93,7 +92,7 @@ async def _abort_with(context: grpc.aio.ServicerContext, exc: RefereeError) -> N
     await _abort(context, STATUS_FOR.get(type(exc), grpc.StatusCode.INVALID_ARGUMENT), exc.code, exc.message)
 
 
-class RefereeService(pb_grpc.RefereeServicer):
+class RefereeService(pb_grpc.RefereeServiceServicer):
     def __init__(self, records_dir: str | None = None, allow_stacked_decks: bool = False,
                  default_time: TimeControl = DEFAULT_TIME, keep_finished: int | None = None,
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
@@ -454,7 +453,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         assert session is not None
         return session
 
-    async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+    async def GetResult(self, request: pb.GetResultRequest, context: grpc.aio.ServicerContext) -> pb.GetResultResponse:
         session = await self._session(request.match_id, context)
         if request.wait and not session.done.is_set():
             if self._is_admin(context):  # the runner's and the admin's waits never compete with bots' budgets
@@ -466,17 +465,18 @@ class RefereeService(pb_grpc.RefereeServicer):
                 finally:
                     self._close_stream(client)
         if session.result is not None:
-            return session.result
-        return pb.MatchResult(match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
-                              totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats])
+            return pb.GetResultResponse(result=session.result)
+        return pb.GetResultResponse(result=pb.MatchResult(
+            match_id=session.match_id, status=session.status, variant=session.match.variant.name,  # type: ignore[arg-type]
+            totals=list(session.match.game.totals), seat_names=[s.name for s in session.seats]))
 
-    async def AbortMatch(self, request: pb.AbortMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchResult:
+    async def AbortMatch(self, request: pb.AbortMatchRequest, context: grpc.aio.ServicerContext) -> pb.AbortMatchResponse:
         await self._require_admin(context)
         session = await self._session(request.match_id, context)
         session.abort(request.reason[:200] or "aborted by request")
         await session.done.wait()
         assert session.result is not None
-        return session.result
+        return pb.AbortMatchResponse(result=session.result)
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: grpc.aio.ServicerContext) -> pb.EvaluateResponse:
         try:
@@ -489,9 +489,11 @@ class RefereeService(pb_grpc.RefereeServicer):
                                     f"{EVALUATE_MAX_CARDS} groups, not {cards} in {len(request.groups)} (no game of "
                                     "these variants has more cards)")
             groups = [codec.cards_from_pb(g.cards) for g in request.groups]
-            if bad := [r for r in request.wild_ranks if r not in Rank._value2member_map_]:
-                raise InvalidAction("BAD_RANK", f"not a rank: {bad[0]} ({len(bad)} of the wild ranks given are none)")
-            result = evaluate(request.variant, dict(request.options), [Rank(r) for r in request.wild_ranks], groups,
+            if bad := [r for r in request.wild_ranks if r not in codec.RANK_FROM_PB]:
+                what = "unset (RANK_UNSPECIFIED)" if bad[0] == pb.RANK_UNSPECIFIED else f"not a rank: {bad[0]}"
+                raise InvalidAction("BAD_RANK", f"a wild rank is {what} ({len(bad)} of the wild ranks given are none)")
+            result = evaluate(request.variant, dict(request.options), [codec.RANK_FROM_PB[r] for r in request.wild_ranks],
+                              groups,
                               request.seats or None)
         except RefereeError as exc:
             await _abort_with(context, exc)
@@ -500,7 +502,7 @@ class RefereeService(pb_grpc.RefereeServicer):
 
     # ------------------------------------------------------------ streams
 
-    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.MatchEvent]:
+    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.WatchResponse]:
         """A spectator's stream of the match's public events, encoded once per event for every watcher; bounded per
         match, over all matches and per client, and a watcher that falls behind is dropped (``WATCH_TOO_SLOW``)."""
         session = await self._session(request.match_id, context)
@@ -519,7 +521,7 @@ class RefereeService(pb_grpc.RefereeServicer):
         self.watching += 1
         try:
             async for frame in watcher.frames():
-                yield frame  # type: ignore[misc]  # encoded: Watch's serializer passes bytes through
+                yield frame  # type: ignore[misc]  # an encoded WatchResponse: Watch's serializer passes bytes through
         finally:
             session.watchers.remove(watcher)
             self.watching -= 1
@@ -529,7 +531,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "WATCH_TOO_SLOW",
                          f"this watcher fell {lim.max_watch_queue} events behind the match and was dropped")
 
-    async def Play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
+    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
                    ) -> AsyncIterator[bytes]:
         """A bot's stream: its Join, then its answers; the referee's messages go out encoded (``Connection``).
 
@@ -553,7 +555,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             code, _, message = conn.dropped.partition(": ")
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, code, message)
 
-    async def _first_message(self, request_iterator: AsyncIterator[pb.PlayerMessage]) -> pb.PlayerMessage | str:
+    async def _first_message(self, request_iterator: AsyncIterator[pb.PlayRequest]) -> pb.PlayRequest | str:
         """The stream's first message, or why there is none: it did not come within ``JOIN_TIMEOUT_S``, or newer
         streams needed its place (``max_joining``)."""
         evicted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -574,7 +576,7 @@ class RefereeService(pb_grpc.RefereeServicer):
             return "ended"
         return first.result()
 
-    async def _play(self, request_iterator: AsyncIterator[pb.PlayerMessage], context: grpc.aio.ServicerContext
+    async def _play(self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
                     ) -> AsyncGenerator[bytes | Connection, None]:
         first = await self._first_message(request_iterator)
         if first == "evicted":
@@ -620,7 +622,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                              "that seat is held by another live stream: one stream per seat token; join again once "
                              "it has closed (within the grace period)")
                 return
-            conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
+            conn.send(pb.PlayResponse(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
             session.seats[seat].token = session.seats[seat].token or join.seat.token
             session.attach(seat, conn, resume.get(session.match_id, resume.get("")))
         elif cred == "bot_token" and join.bot_token:
@@ -642,7 +644,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                 old.close()
             conn.bot_token = join.bot_token
             self.bots[join.bot_token] = conn
-            conn.send(pb.RefereeMessage(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
+            conn.send(pb.PlayResponse(welcome=pb.Welcome(bot_name=conn.name, server_version=VERSION)))
             claimed = self.waiting.pop(join.bot_token, []) + self.waiting_digest.pop(token_digest(join.bot_token), [])
             for session, seat in claimed:
                 if not session.done.is_set():
@@ -675,7 +677,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                 if (held := self.sessions.get(match_id)) is not None:
                     held.detach(conn)
 
-    async def _read(self, request_iterator: AsyncIterator[pb.PlayerMessage], conn: Connection) -> None:
+    async def _read(self, request_iterator: AsyncIterator[pb.PlayRequest], conn: Connection) -> None:
         try:
             async for msg in request_iterator:
                 body = msg.WhichOneof("body")
@@ -687,7 +689,7 @@ class RefereeService(pb_grpc.RefereeServicer):
                     if self.metrics is not None:
                         self.metrics.rejected("NO_SUCH_MATCH")
                     if conn.waiting() < OUTBOX_LIMIT:
-                        conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(
+                        conn.send(pb.PlayResponse(rejected=pb.ActionRejected(
                             match_id=msg.action.match_id[:self.limits.max_id_length], request_id=msg.action.request_id,
                             code="NO_SUCH_MATCH", message=f"no match {shown(msg.action.match_id)} on this connection")))
                 elif body == "resign":
@@ -797,13 +799,13 @@ async def create_server(address: str = "127.0.0.1:0", records_dir: str | None = 
                              metrics=metrics)
     service.recover_unfinished(unfinished)  # before the port opens: a rejoining seat always finds its match
     add_referee_service(service, server)
-    service.search = add_search_service(server, service)  # rummy.search.v1.Search: reads what a seat was shown
+    service.search = add_search_service(server, service)  # rummy.search.v1.SearchService: reads what a seat was shown
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in (*HEALTH_NAMES, SEARCH_SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await service.watch_records(health_servicer)  # NOT_SERVING while the records folder cannot be written
-    names = (pb.DESCRIPTOR.services_by_name["Referee"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+    names = (pb.DESCRIPTOR.services_by_name["RefereeService"].full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              SEARCH_SERVICE, reflection.SERVICE_NAME)
     reflection.enable_server_reflection(names, server)
     port = server.add_secure_port(address, credentials) if credentials is not None else server.add_insecure_port(address)
@@ -849,7 +851,7 @@ def add_referee_service(service: RefereeService, server: grpc.aio.Server) -> Non
     """The generated registration, but Play's replies go out as they come: ``Connection.outgoing`` yields them
     encoded (``referee.encoded``), so gRPC is given no serializer for them (as for raw bytes)."""
     got = _Registration()
-    pb_grpc.add_RefereeServicer_to_server(service, got)
+    pb_grpc.add_RefereeServiceServicer_to_server(service, got)
     handlers = {**got.handlers, "Play": got.handlers["Play"]._replace(response_serializer=None),
                 "Watch": got.handlers["Watch"]._replace(response_serializer=None)}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(got.service, handlers),))

@@ -58,14 +58,14 @@ class Connection:
                  max_bytes: int = DEFAULT_LIMITS.max_outbox_bytes) -> None:
         self.name = name
         self.bot_token = bot_token
-        self.batch = batch  # the client reads RefereeMessage.batch (Join.batch)
+        self.batch = batch  # the client reads PlayResponse.batch (Join.batch)
         self.closed = False
         self.max_bytes = max_bytes  # what may wait for the client to read; past it the connection is dropped
         self.dropped = ""  # why the referee dropped the connection ("" while it did not)
         self.unclaimed = ""  # the client address whose budget holds this stream (a bot token no match has named yet)
         self._waiting_bytes = 0
         self.seats: set[tuple[str, int]] = set()
-        self._waiting: list[bytes] = []  # encoded RefereeMessages
+        self._waiting: list[bytes] = []  # encoded PlayResponses
         self._due = False  # what waits must go now (something urgent, the hold is over, or the stream closes)
         self._writer: asyncio.Future[None] | None = None  # the writer, asleep until something is due
         self._hold: asyncio.TimerHandle | None = None  # wakes the writer when what waits has waited HOLD_S
@@ -75,11 +75,11 @@ class Connection:
         """Messages not yet handed to the stream (a slow or absent reader makes this grow)."""
         return len(self._waiting)
 
-    def send(self, msg: pb.RefereeMessage) -> None:
+    def send(self, msg: pb.PlayResponse) -> None:
         self.send_encoded(msg.SerializeToString(), msg.WhichOneof("body") in _URGENT)
 
     def send_encoded(self, data: bytes, urgent: bool) -> None:
-        """An encoded ``RefereeMessage``; ``urgent``: it asks something of the client (``_URGENT``)."""
+        """An encoded ``PlayResponse``; ``urgent``: it asks something of the client (``_URGENT``)."""
         if self.closed:
             return
         self._waiting_bytes += len(data)
@@ -137,7 +137,7 @@ class Connection:
             self._writer.set_result(None)
 
     async def outgoing(self) -> AsyncIterator[bytes]:
-        """What to write to the stream, in order, until the connection closes: encoded ``RefereeMessage``s (the
+        """What to write to the stream, in order, until the connection closes: encoded ``PlayResponse``s (the
         Play method's serializer passes them through).
 
         A batching client (``Join.batch``) gets its messages as batches, and only when one of them asks something
@@ -193,7 +193,7 @@ class Watcher:
         self._ready.set()
 
     async def next(self) -> bytes | None:
-        """The next encoded ``MatchEvent``; None once the match has ended or the watcher was dropped."""
+        """The next encoded ``WatchResponse``; None once the match has ended or the watcher was dropped."""
         while not self.items:
             self._ready.clear()
             await self._ready.wait()
@@ -203,7 +203,7 @@ class Watcher:
         return item
 
     async def frames(self) -> AsyncIterator[bytes]:
-        """The encoded ``MatchEvent``s, in order, until the match ends or the watcher is dropped."""
+        """The encoded ``WatchResponse``s (one event each), in order, until the match ends or the watcher is dropped."""
         while (item := await self.next()) is not None:
             yield item
 
@@ -366,7 +366,7 @@ class MatchSession:
         s.attached.set()
         m = self.match
         tc = pb.TimeControl(per_move_ms=self.time.per_move_ms, bank_ms=self.time.bank_ms, grace_ms=self.time.grace_ms)
-        conn.send(pb.RefereeMessage(seated=pb.Seated(
+        conn.send(pb.PlayResponse(seated=pb.Seated(
             match_id=self.match_id, seat=seat, variant=m.variant.name, options=dict(m.config.options),
             seats=m.config.seats, teams=list(m.teams), time_control=tc, last_seq=len(s.log))))
         self.log.info("seat_attached", seat=seat, name=s.name, last_seq=last_seq, seq=len(s.log))
@@ -393,12 +393,12 @@ class MatchSession:
         for n in range(max(0, start), stop):
             i = log[n]
             event, hand = self._sent[i]
-            msg = pb.RefereeMessage(event=codec.event_to_pb(event, self.match_id, i + 1, hand))
+            msg = pb.PlayResponse(event=codec.event_to_pb(event, self.match_id, i + 1, hand))
             msg.event.seq = n + 1
             conn.send(msg)
             hr = self._hand_results.get(i + 1)
             if hr is not None:
-                out = pb.RefereeMessage(hand_result=hr)
+                out = pb.PlayResponse(hand_result=hr)
                 out.hand_result.seq = n + 1
                 conn.send(out)
 
@@ -691,7 +691,7 @@ class MatchSession:
         if self.metrics is not None:
             self.metrics.rejected(code)
         if s.conn is not None and s.conn.waiting() < OUTBOX_LIMIT:
-            s.conn.send(pb.RefereeMessage(rejected=pb.ActionRejected(match_id=self.match_id, request_id=rid, code=code,
+            s.conn.send(pb.PlayResponse(rejected=pb.ActionRejected(match_id=self.match_id, request_id=rid, code=code,
                                                                      message=message)))
 
     # ------------------------------------------------------------ output
@@ -709,16 +709,17 @@ class MatchSession:
                     s.log.append(self.sequence - 1)
                     if s.conn is not None and s.resending is None:  # seq, per seat: what a rejoin names
                         s.conn.send_encoded(encoded.event(msg_bytes, len(s.log)), False)
-            if e.public:
+            if e.public and self.watchers:
+                frame = encoded.watch_response(msg_bytes)
                 for w in self.watchers:
-                    w.push(msg_bytes)
+                    w.push(frame)
             if e.kind == "HAND_ENDED":
                 g = self.match.game
                 hr = codec.hand_result_to_pb(g.history[-1], self.match_id, g.hands_played, g.totals)
                 self._hand_results[self.sequence] = hr
                 for s in self.seats:
                     if s.conn is not None and s.resending is None:
-                        res = pb.RefereeMessage(hand_result=hr)
+                        res = pb.PlayResponse(hand_result=hr)
                         res.hand_result.seq = len(s.log)
                         s.conn.send(res)
         self._unflushed = self.writer is not None  # flushed once per move, not per line (``_flush_record``)
@@ -781,7 +782,7 @@ class MatchSession:
                 if s.conn is not None:
                     self._resend(seat, s.conn, s.resent, len(s.log))
             if s.conn is not None:
-                s.conn.send(pb.RefereeMessage(match_result=result))
+                s.conn.send(pb.PlayResponse(match_result=result))
                 s.conn.seats.discard((self.match_id, seat))
         for w in self.watchers:
             w.push(None)

@@ -263,13 +263,14 @@ class TcpProxy:
 
 def pb_cards(message: Any) -> list[Card]:
     """Every card a protobuf message names (``rummy.referee.v1.Card`` at any depth), as a seat's client sees it."""
+    from referee.protocodec import card_from_pb
     from rummy.referee.v1 import referee_pb2 as pb
 
     out: list[Card] = []
 
     def walk(m: Any) -> None:
         if isinstance(m, pb.Card):
-            out.append(Card(Rank(m.rank), Suit(m.suit)))
+            out.append(card_from_pb(m))
             return
         for fd, value in m.ListFields():
             if fd.message_type is None:
@@ -333,7 +334,7 @@ class _SeatLog:
 
 def check_seat_logs(numbered: Sequence[tuple[int, dict[str, Any]]], logs: Mapping[int, Sequence[Any]],
                     complete: bool = True) -> SeatLogCheck:
-    """Check every ``RefereeMessage`` each seat's client received in a match (``logs``: seat -> messages, in the
+    """Check every ``PlayResponse`` each seat's client received in a match (``logs``: seat -> messages, in the
     order received) against the match's record, in one replay: each card a message names must be one that seat
     could know at that moment (COM-6): a card it holds or has held this hand, one face up (melded, on the pile as
     the variant shows it, turned up, on offer), a face-down card it was let in on, or any card of a hand that is

@@ -14,6 +14,6 @@ class RequestProbe(Connection):
         self.requests: list[pb.DecisionRequest] = []
 
     def send_encoded(self, data: bytes, urgent: bool) -> None:
-        msg = pb.RefereeMessage.FromString(data)
+        msg = pb.PlayResponse.FromString(data)
         if msg.WhichOneof("body") == "decision":
             self.requests.append(msg.decision)

@@ -34,7 +34,7 @@ def referee():
 @pytest.fixture()
 def stub(referee):
     with grpc.insecure_channel(referee.address) as channel:
-        yield pb_grpc.RefereeStub(channel)
+        yield pb_grpc.RefereeServiceStub(channel)
 
 
 def create(stub, seats=2, metadata=BEARER):
@@ -52,7 +52,7 @@ def refusal(err: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
 
 def join(stub, match_id: str, token: str) -> list[str]:
     """Join a seat and read until the seat is given (the request stream then ends, and so does the call)."""
-    msgs = stub.Play(iter([pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token)))]))
+    msgs = stub.Play(iter([pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token)))]))
     return [m.WhichOneof("body") for m in msgs]
 
 
@@ -78,8 +78,8 @@ def test_a_second_live_stream_on_a_seat_is_refused_and_a_reconnect_after_it_clos
 
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            s = pb_grpc.RefereeStub(ch)
-            hello = pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+            s = pb_grpc.RefereeServiceStub(ch)
+            hello = pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
                                                                          token=created.seat_tokens[0])))
             held: asyncio.Queue = asyncio.Queue()
             held.put_nowait(hello)
@@ -126,8 +126,8 @@ def test_admin_calls_need_the_admin_token_and_the_rest_do_not(stub):
         stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id))
     assert refusal(err.value) == (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_MISSING")
     assert stub.ListVariants(pb.ListVariantsRequest()).variants
-    assert stub.GetResult(pb.GetResultRequest(match_id=created.match_id)).status == pb.MATCH_STATUS_WAITING
-    aborted = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id), metadata=BEARER)
+    assert stub.GetResult(pb.GetResultRequest(match_id=created.match_id)).result.status == pb.MATCH_STATUS_WAITING
+    aborted = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id), metadata=BEARER).result
     assert aborted.status == pb.MATCH_STATUS_ABORTED
 
 
@@ -142,9 +142,9 @@ def test_the_tournament_runner_sends_the_admin_token_from_its_environment(refere
 
     async def go():
         async with grpc.aio.insecure_channel(referee.address, interceptors=_admin_interceptors(admin_token_from_env())) as ch:
-            s = pb_grpc.RefereeStub(ch)
+            s = pb_grpc.RefereeServiceStub(ch)
             created = await s.CreateMatch(pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(), pb.SeatSpec()]))
-            return await s.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="runner test"))
+            return (await s.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="runner test"))).result
 
     assert asyncio.run(go()).status == pb.MATCH_STATUS_ABORTED
 
@@ -158,7 +158,7 @@ def test_referee_serve_reads_its_admin_token_from_a_file(tmp_path):
     try:
         address = json.loads(proc.stdout.readline())["address"]
         with grpc.insecure_channel(address) as ch:
-            s = pb_grpc.RefereeStub(ch)
+            s = pb_grpc.RefereeServiceStub(ch)
             with pytest.raises(grpc.RpcError) as err:
                 create(s, metadata=())
             assert refusal(err.value) == (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_MISSING")
@@ -170,7 +170,7 @@ def test_referee_serve_reads_its_admin_token_from_a_file(tmp_path):
 
 def test_a_message_larger_than_the_limit_is_refused():
     with EmbeddedReferee(limits=ServerLimits(max_message_bytes=2048)) as ref, grpc.insecure_channel(ref.address) as ch:
-        s = pb_grpc.RefereeStub(ch)
+        s = pb_grpc.RefereeServiceStub(ch)
         cards = [pb.Card(rank=pb.RANK_ACE, suit=suit) for suit in (pb.SUIT_HEARTS, pb.SUIT_SPADES, pb.SUIT_CLUBS)]
         assert s.Evaluate(pb.EvaluateRequest(variant="indian", groups=[pb.Group(cards=cards)]))
         with pytest.raises(grpc.RpcError) as err:
@@ -182,11 +182,11 @@ def test_long_lived_calls_from_one_client_are_limited():
     limits = ServerLimits(max_client_streams=2)
     with EmbeddedReferee(limits=limits, default_time=TimeControl(connect_ms=10_000)) as ref:
         with grpc.insecure_channel(ref.address) as ch:
-            created = create(pb_grpc.RefereeStub(ch), metadata=())
+            created = create(pb_grpc.RefereeServiceStub(ch), metadata=())
 
         async def go():
             async with grpc.aio.insecure_channel(ref.address) as ch:
-                s = pb_grpc.RefereeStub(ch)
+                s = pb_grpc.RefereeServiceStub(ch)
                 watch = [s.Watch(pb.WatchRequest(match_id=created.match_id)) for _ in range(2)]
                 ends = time.monotonic() + 5
                 while sum(ref.service.streams.values()) < 2:

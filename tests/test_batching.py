@@ -22,19 +22,19 @@ def referee():
         yield ref
 
 
-async def _play(address: str, batch: bool) -> tuple[list[list[pb.RefereeMessage]], list[list[int]]]:
+async def _play(address: str, batch: bool) -> tuple[list[list[pb.PlayResponse]], list[list[int]]]:
     """One seeded match of two raw clients answering the first listed non-drop action: per seat, the messages
     taken apart and the size of each write (1 for a single message)."""
     async with grpc.aio.insecure_channel(address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = await stub.CreateMatch(pb.CreateMatchRequest(
             variant="500-rum", seed="batching", max_hands=1, seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
 
-        async def seat(token: str, rng: random.Random) -> tuple[list[pb.RefereeMessage], list[int]]:
-            got: list[pb.RefereeMessage] = []
+        async def seat(token: str, rng: random.Random) -> tuple[list[pb.PlayResponse], list[int]]:
+            got: list[pb.PlayResponse] = []
             writes: list[int] = []
             call = stub.Play()
-            await call.write(pb.PlayerMessage(join=pb.Join(
+            await call.write(pb.PlayRequest(join=pb.Join(
                 seat=pb.SeatCredential(match_id=created.match_id, token=token), batch=batch)))
 
             async def counted():  # type: ignore[no-untyped-def]
@@ -47,7 +47,7 @@ async def _play(address: str, batch: bool) -> tuple[list[list[pb.RefereeMessage]
                 if msg.WhichOneof("body") == "decision":
                     d = msg.decision
                     action = rng.choice([a for a in d.legal_actions if a.WhichOneof("kind") != "drop"])
-                    await call.write(pb.PlayerMessage(action=pb.ActionMessage(
+                    await call.write(pb.PlayRequest(action=pb.ActionMessage(
                         match_id=created.match_id, request_id=d.request_id, action=action)))
                 elif msg.WhichOneof("body") == "match_result":
                     break
@@ -58,7 +58,7 @@ async def _play(address: str, batch: bool) -> tuple[list[list[pb.RefereeMessage]
     return [m for m, _ in out], [w for _, w in out]
 
 
-def _comparable(msgs: list[pb.RefereeMessage]) -> list[tuple[str, bytes]]:
+def _comparable(msgs: list[pb.PlayResponse]) -> list[tuple[str, bytes]]:
     """Each message's kind and content, less what differs from one match to the next (ids, clocks)."""
     out = []
     for m in msgs:
@@ -86,13 +86,13 @@ def test_a_batching_client_gets_the_same_messages_in_fewer_writes(referee: Embed
 
 
 def test_a_batch_is_taken_apart_in_order() -> None:
-    inner = [pb.RefereeMessage(accepted=pb.ActionAccepted(request_id=i)) for i in (3, 4, 5)]
+    inner = [pb.PlayResponse(accepted=pb.ActionAccepted(request_id=i)) for i in (3, 4, 5)]
 
     async def stream():  # type: ignore[no-untyped-def]
-        yield pb.RefereeMessage(welcome=pb.Welcome(bot_name="x"))
-        yield pb.RefereeMessage(batch=pb.Batch(messages=inner))
+        yield pb.PlayResponse(welcome=pb.Welcome(bot_name="x"))
+        yield pb.PlayResponse(batch=pb.Batch(messages=inner))
 
-    async def collect() -> list[pb.RefereeMessage]:
+    async def collect() -> list[pb.PlayResponse]:
         return [m async for m in messages(stream())]
 
     got = asyncio.run(collect())
@@ -126,17 +126,17 @@ def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
 
         async def reader() -> None:
             async for data in conn.outgoing():
-                msg = pb.RefereeMessage.FromString(data)
+                msg = pb.PlayResponse.FromString(data)
                 inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
                 writes.append([m.WhichOneof("body") for m in inner])
                 times.append(asyncio.get_running_loop().time() - t0)
 
         task = asyncio.create_task(reader())
-        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=1)))
+        conn.send(pb.PlayResponse(event=pb.MatchEvent(seq=1)))
         await asyncio.sleep(HOLD_S * 4)
-        conn.send(pb.RefereeMessage(accepted=pb.ActionAccepted(request_id=1)))
-        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=2)))
-        conn.send(pb.RefereeMessage(decision=pb.DecisionRequest(request_id=2)))
+        conn.send(pb.PlayResponse(accepted=pb.ActionAccepted(request_id=1)))
+        conn.send(pb.PlayResponse(event=pb.MatchEvent(seq=2)))
+        conn.send(pb.PlayResponse(decision=pb.DecisionRequest(request_id=2)))
         await asyncio.sleep(0.001)
         conn.close()
         await task
@@ -160,16 +160,16 @@ def test_a_message_held_after_a_write_waits_its_own_hold_not_what_is_left_of_an_
 
         async def reader() -> None:
             async for data in conn.outgoing():
-                msg = pb.RefereeMessage.FromString(data)
+                msg = pb.PlayResponse.FromString(data)
                 inner = list(msg.batch.messages) if msg.WhichOneof("body") == "batch" else [msg]
                 writes.append(([m.WhichOneof("body") for m in inner], loop.time() - t0))
 
         task = asyncio.create_task(reader())
-        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=1)))
+        conn.send(pb.PlayResponse(event=pb.MatchEvent(seq=1)))
         await asyncio.sleep(HOLD_S * 0.4)
-        conn.send(pb.RefereeMessage(decision=pb.DecisionRequest(request_id=1)))  # takes the event with it
+        conn.send(pb.PlayResponse(decision=pb.DecisionRequest(request_id=1)))  # takes the event with it
         await asyncio.sleep(HOLD_S * 0.4)
-        conn.send(pb.RefereeMessage(event=pb.MatchEvent(seq=2)))  # at 0.8 HOLD_S: due at 1.8 HOLD_S
+        conn.send(pb.PlayResponse(event=pb.MatchEvent(seq=2)))  # at 0.8 HOLD_S: due at 1.8 HOLD_S
         await asyncio.sleep(HOLD_S * 3)
         conn.close()
         await task

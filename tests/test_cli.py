@@ -113,7 +113,7 @@ def test_serve_starts_and_answers_list_variants(tmp_path):
         address = json.loads(line)["address"]
         with grpc.insecure_channel(address) as ch:
             grpc.channel_ready_future(ch).result(timeout=10)
-            names = [v.name for v in pb_grpc.RefereeStub(ch).ListVariants(pb.ListVariantsRequest()).variants]
+            names = [v.name for v in pb_grpc.RefereeServiceStub(ch).ListVariants(pb.ListVariantsRequest()).variants]
         assert "indian" in names
     finally:
         proc.terminate()
@@ -157,8 +157,8 @@ def test_create_match_prints_the_match_id_and_a_token_per_seat_and_the_seats_joi
     assert [s["name"] for s in out["seats"]] == ["mine", "theirs"] and out["variant"] == "indian"
     assert len(out["seat_tokens"]) == 2 and all(len(t) >= 32 for t in out["seat_tokens"])
     with grpc.insecure_channel(address) as ch:  # the match is there, seated as asked
-        result = pb_grpc.RefereeStub(ch).GetResult(pb.GetResultRequest(match_id=out["match_id"]),
-                                                   metadata=(("authorization", "Bearer s3cret-admin"),))
+        result = pb_grpc.RefereeServiceStub(ch).GetResult(pb.GetResultRequest(match_id=out["match_id"]),
+                                                          metadata=(("authorization", "Bearer s3cret-admin"),)).result
     assert list(result.seat_names) == ["mine", "theirs"]
 
 

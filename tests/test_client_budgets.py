@@ -31,18 +31,18 @@ class Stream:
     """A raw Play stream: what it sends is queued; what it gets is read by a task of its own into a queue (a timed
     out wait on ``call.read()`` itself would cancel the whole call), or never read at all (a slow reader)."""
 
-    def __init__(self, stub: pb_grpc.RefereeStub, join: pb.Join | None, read: bool = True) -> None:
-        self.out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
+    def __init__(self, stub: pb_grpc.RefereeServiceStub, join: pb.Join | None, read: bool = True) -> None:
+        self.out: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
         if join is not None:
-            self.out.put_nowait(pb.PlayerMessage(join=join))
+            self.out.put_nowait(pb.PlayRequest(join=join))
 
         async def requests():
             while (m := await self.out.get()) is not None:
                 yield m
 
         self.call = stub.Play(requests())
-        self.got: list[pb.RefereeMessage] = []
-        self.inbox: asyncio.Queue[pb.RefereeMessage | BaseException | None] = asyncio.Queue()
+        self.got: list[pb.PlayResponse] = []
+        self.inbox: asyncio.Queue[pb.PlayResponse | BaseException | None] = asyncio.Queue()
         self.reader = asyncio.ensure_future(self._read()) if read else None
 
     async def _read(self) -> None:
@@ -56,10 +56,10 @@ class Stream:
         except asyncio.CancelledError:
             self.inbox.put_nowait(None)
 
-    async def next(self, body: str | None = None, timeout: float = 10) -> pb.RefereeMessage:
+    async def next(self, body: str | None = None, timeout: float = 10) -> pb.PlayResponse:
         while True:
             msg = await asyncio.wait_for(self.inbox.get(), timeout)
-            assert isinstance(msg, pb.RefereeMessage), f"the stream ended: {msg!r}"
+            assert isinstance(msg, pb.PlayResponse), f"the stream ended: {msg!r}"
             self.got.append(msg)
             if body is None or msg.WhichOneof("body") == body:
                 return msg
@@ -74,7 +74,7 @@ class Stream:
                 raise AssertionError("the stream ended OK")
 
     def act(self, match_id: str, request_id: int, action: pb.Action) -> None:
-        self.out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=match_id, request_id=request_id,
+        self.out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(match_id=match_id, request_id=request_id,
                                                                      action=action)))
 
     def close(self) -> None:
@@ -89,7 +89,7 @@ async def _referee(admin: bool = True, time_control: TimeControl | None = None, 
     await asyncio.to_thread(ref.start)
     channel = grpc.aio.insecure_channel(ref.address)
     try:
-        yield ref, pb_grpc.RefereeStub(channel)
+        yield ref, pb_grpc.RefereeServiceStub(channel)
     finally:
         await channel.close()
         await asyncio.to_thread(ref.stop)
@@ -99,7 +99,7 @@ def _as_admin() -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {ADMIN}"),)
 
 
-async def _create(stub: pb_grpc.RefereeStub, tokens: list[str], variant: str = "indian") -> pb.CreateMatchResponse:
+async def _create(stub: pb_grpc.RefereeServiceStub, tokens: list[str], variant: str = "indian") -> pb.CreateMatchResponse:
     return await stub.CreateMatch(pb.CreateMatchRequest(variant=variant, seed="budgets",
                                                         seats=[pb.SeatSpec(name=f"s{i}", bot_token=t)
                                                                for i, t in enumerate(tokens)]),
@@ -193,7 +193,7 @@ def test_the_admins_wait_for_a_result_is_not_counted_against_its_address() -> No
             await asyncio.sleep(0.3)
             assert not admins_wait.done(), "the admin's wait was refused or did not wait"
             await stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="test"), metadata=_as_admin())
-            assert (await admins_wait).status == pb.MATCH_STATUS_ABORTED
+            assert (await admins_wait).result.status == pb.MATCH_STATUS_ABORTED
             for w in watchers:
                 w.cancel()
 
@@ -234,7 +234,7 @@ def test_watch_frames_are_the_match_events_encoded_once() -> None:
         async with _referee(time_control=TimeControl(per_move_ms=5000, connect_ms=200, grace_ms=100)) as (_ref, stub):
             created = await _create(stub, ["", ""])
             call = stub.Watch(pb.WatchRequest(match_id=created.match_id))
-            return [e async for e in call]  # nobody joins: both forfeit, the match ends
+            return [r.event async for r in call]  # nobody joins: both forfeit, the match ends
 
     events = asyncio.run(go())
     assert events and [e.sequence for e in events] == sorted(e.sequence for e in events)

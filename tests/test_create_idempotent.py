@@ -27,7 +27,7 @@ def _request(key: str, seed: str = "same") -> pb.CreateMatchRequest:
 
 async def _create(address: str, request: pb.CreateMatchRequest) -> pb.CreateMatchResponse:
     async with grpc.aio.insecure_channel(address) as channel:
-        return await pb_grpc.RefereeStub(channel).CreateMatch(request)
+        return await pb_grpc.RefereeServiceStub(channel).CreateMatch(request)
 
 
 def test_a_repeat_with_the_same_key_answers_the_first_match_and_makes_no_second(tmp_path) -> None:

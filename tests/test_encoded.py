@@ -20,8 +20,8 @@ VARIANTS = [(v.name, n) for v in all_variants() for n in sorted({v.min_seats, v.
 
 
 def _request_as_messages(match_id: str, rid: int, view: pb.SeatView, legal: list[pb.Action], left: int,
-                         bank: int) -> pb.RefereeMessage:
-    return pb.RefereeMessage(decision=pb.DecisionRequest(match_id=match_id, request_id=rid, phase=view.phase, view=view,
+                         bank: int) -> pb.PlayResponse:
+    return pb.PlayResponse(decision=pb.DecisionRequest(match_id=match_id, request_id=rid, phase=view.phase, view=view,
                                                          legal_actions=legal, time_left_ms=max(left, 0),
                                                          bank_left_ms=bank))
 
@@ -39,14 +39,16 @@ def test_every_view_request_and_event_of_a_game_decodes_to_the_messages_protocod
         assert pb.SeatView.FromString(view_bytes) == codec.view_to_pb(view)
         rid, left, bank = rng.randrange(1, 2**40), rng.choice([-5, 0, 1, 127, 128, 30000]), rng.choice([0, 300])
         want = _request_as_messages(f"m-{variant}", rid, codec.view_to_pb(view), codec.actions_to_pb(legal), left, bank)
-        got = pb.RefereeMessage.FromString(encoded.decision(f"m-{variant}", rid, view, view_bytes, legal, left, bank))
+        got = pb.PlayResponse.FromString(encoded.decision(f"m-{variant}", rid, view, view_bytes, legal, left, bank))
         assert got == want
         for i, e in enumerate(m.submit(d.seat, rng.choice([a for a in legal if not isinstance(a, Drop)] or legal))):
             msg = codec.event_to_pb(e, f"m-{variant}", i + 1, m.game.hands_played)
             assert encoded.match_event(e, f"m-{variant}", i + 1, m.game.hands_played) == msg.SerializeToString()
-            as_message = pb.RefereeMessage(event=msg)
+            as_message = pb.PlayResponse(event=msg)
             as_message.event.seq = i + 7
-            assert pb.RefereeMessage.FromString(encoded.event(msg.SerializeToString(), i + 7)) == as_message
+            assert pb.PlayResponse.FromString(encoded.event(msg.SerializeToString(), i + 7)) == as_message
+            # a watcher's message: the same event, no per-seat seq
+            assert pb.WatchResponse.FromString(encoded.watch_response(msg.SerializeToString())) == pb.WatchResponse(event=msg)
         checked += 1
     assert checked > 20
 
@@ -64,22 +66,22 @@ def test_a_view_with_negative_totals_and_cards_in_front() -> None:
 @given(st.lists(st.text(max_size=40000), min_size=0, max_size=4))
 def test_a_batch_is_the_messages_it_holds_in_order(texts: list[str]) -> None:
     """Lengths on both sides of each varint width (127/128, 16383/16384 bytes) frame as the library frames them."""
-    messages = [pb.RefereeMessage(event=pb.MatchEvent(text=t, seq=i + 1)) for i, t in enumerate(texts)]
+    messages = [pb.PlayResponse(event=pb.MatchEvent(text=t, seq=i + 1)) for i, t in enumerate(texts)]
     data = encoded.batch([msg.SerializeToString() for msg in messages])
-    assert data == pb.RefereeMessage(batch=pb.Batch(messages=messages)).SerializeToString()
+    assert data == pb.PlayResponse(batch=pb.Batch(messages=messages)).SerializeToString()
 
 
 @pytest.mark.parametrize("size", [0, 1, 127, 128, 16383, 16384, 2**21])
 def test_a_length_delimited_field_is_framed_as_the_library_frames_it(size: int) -> None:
     inner = pb.MatchEvent(text="x" * size).SerializeToString()
-    assert encoded.length_delimited(3, inner) == pb.RefereeMessage(event=pb.MatchEvent.FromString(inner)).SerializeToString()
+    assert encoded.length_delimited(3, inner) == pb.PlayResponse(event=pb.MatchEvent.FromString(inner)).SerializeToString()
 
 
 def test_an_event_with_no_seat_and_seat_zero_differ() -> None:
     """``seat`` has presence: seat 0 is sent, no seat is not (the event's bytes come from the library)."""
     for e in (Event("HAND_ENDED"), Event("DISCARDED", 0)):
         msg = codec.event_to_pb(e, "m", 1, 1)
-        got = pb.RefereeMessage.FromString(encoded.event(msg.SerializeToString(), 3))
+        got = pb.PlayResponse.FromString(encoded.event(msg.SerializeToString(), 3))
         assert got.event.HasField("seat") == (e.seat is not None)
 
 
@@ -95,5 +97,5 @@ def test_an_event_is_encoded_byte_for_byte_as_the_library_encodes_it(count: int,
 
 @pytest.mark.parametrize("request_id", [0, 1, 127, 128, 2**40])
 def test_an_acceptance_is_the_message_the_library_builds(request_id: int) -> None:
-    want = pb.RefereeMessage(accepted=pb.ActionAccepted(match_id="m-7", request_id=request_id))
+    want = pb.PlayResponse(accepted=pb.ActionAccepted(match_id="m-7", request_id=request_id))
     assert encoded.accepted("m-7", request_id) == want.SerializeToString()

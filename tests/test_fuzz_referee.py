@@ -1,4 +1,4 @@
-"""Fuzzing a live referee: hypothesis streams of random and malformed ``PlayerMessage``s (actions before a join,
+"""Fuzzing a live referee: hypothesis streams of random and malformed ``PlayRequest``s (actions before a join,
 joins out of order and with wrong or foreign tokens, request ids stale or made up, cards that do not exist or are
 not held, huge repeated fields, resume points that lie), and garbage bytes over a raw channel. The referee never
 crashes, never lets a match hang past its deadlines, never shows a hidden card (every card the fuzzed seat is
@@ -54,7 +54,7 @@ def beside(referee):
 
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            stub = pb_grpc.RefereeStub(ch)
+            stub = pb_grpc.RefereeServiceStub(ch)
             while not stop.is_set():
                 created = await stub.CreateMatch(pb.CreateMatchRequest(
                     variant="indian", seed=f"beside-{len(results)}", seats=[pb.SeatSpec(name="g0"), pb.SeatSpec(name="g1")],
@@ -115,7 +115,7 @@ class Fuzzer:
 
     def __init__(self, stub, match_id: str, token: str, foreign: tuple[str, str]) -> None:
         self.stub, self.match_id, self.token, self.foreign = stub, match_id, token, foreign
-        self.streams: list[tuple[str, list[pb.RefereeMessage]]] = []  # (how it joined, what it got)
+        self.streams: list[tuple[str, list[pb.PlayResponse]]] = []  # (how it joined, what it got)
         self.out: asyncio.Queue | None = None
         self.reader: asyncio.Task | None = None
         self.opened: list[tuple[asyncio.Queue, object, asyncio.Task]] = []
@@ -124,7 +124,7 @@ class Fuzzer:
 
     def _open(self, how: str) -> None:
         self.out = out = asyncio.Queue()
-        got: list[pb.RefereeMessage] = []
+        got: list[pb.PlayResponse] = []
         self.streams.append((how, got))
 
         async def requests():
@@ -144,7 +144,7 @@ class Fuzzer:
         self.call = call
         self.opened.append((out, call, self.reader))
 
-    def send(self, msg: pb.PlayerMessage, how: str = "own") -> None:
+    def send(self, msg: pb.PlayRequest, how: str = "own") -> None:
         if self.out is None or self.reader.done():
             if len(self.streams) >= 4:
                 return
@@ -184,13 +184,13 @@ class Fuzzer:
                     join = pb.Join(seat=pb.SeatCredential(match_id=cred[0], token=cred[1]), resume=resume)
                 if self.out is not None and rng.random() < 0.5:
                     self.drop()  # half the joins open a new stream; the others come mid-stream, out of order
-                self.send(pb.PlayerMessage(join=join), how=who if cred is not None or who == "bot-token" else "none")
+                self.send(pb.PlayRequest(join=join), how=who if cred is not None or who == "bot-token" else "none")
             elif kind == "action":
                 _, rid_kind, match, action = op
                 open_ = self.open_request()
                 rid = {"open": open_.request_id if open_ else 1, "zero": 0, "huge": U64,
                        "random": rng.randrange(U64), "stale": (self.request_ids() or [1])[0]}[rid_kind]
-                self.send(pb.PlayerMessage(action=pb.ActionMessage(
+                self.send(pb.PlayRequest(action=pb.ActionMessage(
                     match_id=self.match_id if match == "own" else "nope", request_id=rid, action=action)))
             elif kind == "legal":
                 ends = time.monotonic() + 0.06
@@ -198,26 +198,26 @@ class Fuzzer:
                     await asyncio.sleep(0.01)
                 if d is not None:
                     self.answered.add(d.request_id)
-                    self.send(pb.PlayerMessage(action=pb.ActionMessage(
+                    self.send(pb.PlayRequest(action=pb.ActionMessage(
                         match_id=self.match_id, request_id=d.request_id, action=rng.choice(d.legal_actions))))
             elif kind == "resign":
-                self.send(pb.PlayerMessage(resign=pb.Resign(match_id=self.match_id if op[1] == "own" else "nope")))
+                self.send(pb.PlayRequest(resign=pb.Resign(match_id=self.match_id if op[1] == "own" else "nope")))
             elif kind == "empty":
-                self.send(pb.PlayerMessage())
+                self.send(pb.PlayRequest())
             elif kind == "huge":
                 what = op[1]
                 if what in ("groups", "cards"):  # "cards" is past the 4 MiB message limit: gRPC refuses it
                     big = pb.ActionMessage(match_id=self.match_id, request_id=1)
                     big.action.CopyFrom(_huge(what))
-                    self.send(pb.PlayerMessage(action=big))
+                    self.send(pb.PlayRequest(action=big))
                 elif what == "resume":
                     join = pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=self.token))
                     join.resume.extend(_RESUME_FLOOD)
                     self.drop()
-                    self.send(pb.PlayerMessage(join=join), how="too many resume points")
+                    self.send(pb.PlayRequest(join=join), how="too many resume points")
                 else:
                     self.drop()
-                    self.send(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=self.token),
+                    self.send(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=self.token),
                                                             bot_name="n" * 100_000)), how="overlong name")
             elif kind == "drop":
                 self.drop()
@@ -246,7 +246,7 @@ def _huge(what: str) -> pb.Action:
 
 async def _fuzz_one(address: str, example: list[tuple], seed: int, foreign: tuple[str, str]):
     async with grpc.aio.insecure_channel(address, options=[("grpc.max_send_message_length", 16 * 2**20)]) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = await stub.CreateMatch(pb.CreateMatchRequest(
             variant="fortune", seed=f"fuzz-{seed}", seats=[pb.SeatSpec(name="fuzz"), pb.SeatSpec(name="random")],
             max_hands=1, max_turns_per_hand=16))
@@ -255,7 +255,7 @@ async def _fuzz_one(address: str, example: list[tuple], seed: int, foreign: tupl
         fuzzer = Fuzzer(stub, created.match_id, created.seat_tokens[0], foreign)
         await fuzzer.run(example, random.Random(seed))
         started = time.monotonic()
-        result = await asyncio.wait_for(stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)), 30)
+        result = (await asyncio.wait_for(stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)), 30)).result
         waited = time.monotonic() - started
         await asyncio.wait_for(other, 10)
         await asyncio.wait_for(stub.ListVariants(pb.ListVariantsRequest()), 2)  # the referee still answers
@@ -267,7 +267,7 @@ def _check(address: str, example: list[tuple], seed: int) -> None:
     created, fuzzer, result, waited = asyncio.run(_fuzz_one(address, example, seed, foreign))
     assert result.status == pb.MATCH_STATUS_FINISHED, result.reason
     assert waited < 20, "the match outlived its deadlines"
-    seen: list[pb.RefereeMessage] = []
+    seen: list[pb.PlayResponse] = []
     sequences: set[int] = set()
     for how, got in fuzzer.streams:
         if how != "own":  # refused joins (and a bot token that holds no seat) are told nothing about any hand
@@ -290,7 +290,7 @@ def _foreign(address: str) -> tuple[str, str]:
     """A seat token of another match (one that never starts playing: its other seat never joins)."""
     if address not in _FOREIGN:
         with grpc.insecure_channel(address) as ch:
-            created = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+            created = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                 variant="fortune", seats=[pb.SeatSpec(), pb.SeatSpec()], time_control=pb.TimeControl(connect_ms=600_000)))
         _FOREIGN[address] = (created.match_id, created.seat_tokens[1])
     return _FOREIGN[address]
@@ -316,7 +316,7 @@ def test_random_and_malformed_player_messages_never_break_the_referee_many(refer
 async def _garbage(address: str, chunks: list[bytes]) -> None:
     """Raw bytes as Play messages (no protobuf encoding), then raw bytes straight at the port."""
     async with grpc.aio.insecure_channel(address) as ch:
-        play = ch.stream_stream("/rummy.referee.v1.Referee/Play")  # no serialisers: bytes go as they are
+        play = ch.stream_stream("/rummy.referee.v1.RefereeService/Play")  # no serialisers: bytes go as they are
 
         async def requests():
             for c in chunks:
@@ -335,7 +335,7 @@ async def _garbage(address: str, chunks: list[bytes]) -> None:
         host, _, port = address.rpartition(":")
         with socket.create_connection((host, int(port)), timeout=2) as sock:
             sock.sendall(b"".join(chunks)[:65536] or b"\x00")
-        await asyncio.wait_for(pb_grpc.RefereeStub(ch).ListVariants(pb.ListVariantsRequest()), 2)
+        await asyncio.wait_for(pb_grpc.RefereeServiceStub(ch).ListVariants(pb.ListVariantsRequest()), 2)
 
 
 async def _drain(call) -> None:

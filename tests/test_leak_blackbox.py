@@ -52,16 +52,16 @@ class Figures:
     leaks: int = 0
 
 
-async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> list[pb.RefereeMessage]:
+async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> list[pb.PlayResponse]:
     """One seat's raw client: logs every message and answers each decision with a random listed action (not a drop)."""
     out: asyncio.Queue = asyncio.Queue()
-    out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token), bot_name="log")))
+    out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=match_id, token=token), bot_name="log")))
 
     async def requests():
         while (m := await out.get()) is not None:
             yield m
 
-    log: list[pb.RefereeMessage] = []
+    log: list[pb.PlayResponse] = []
     call = stub.Play(requests())
     try:
         async for msg in call:
@@ -70,7 +70,7 @@ async def _logging_seat(stub, match_id: str, token: str, rng: random.Random) -> 
             if body == "decision":
                 d = msg.decision
                 # a random seat would drop on its first turn nine games in ten, and a game ended at once checks little
-                out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                     match_id=match_id, request_id=d.request_id, action=rng.choice(never_dropping(d.legal_actions)))))
             elif body == "match_result":
                 break
@@ -106,7 +106,7 @@ async def play_and_check(address: str, name: str, matches: int, seed: int, concu
     todo = [(_random_request(name, rng, f"leak-{name}-{seed}-{i}", hands, turns), rng.randrange(2**32))
             for i in range(matches)]
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
 
         async def one(request: pb.CreateMatchRequest, bot_seed: int) -> None:
             result, logs = await play_logged(stub, request, bot_seed)
@@ -143,7 +143,7 @@ def test_the_check_finds_a_card_slipped_into_a_message(referee):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as channel:
             request = _random_request("fortune", random.Random(1), "leak-mutant", 1, 24)
-            return await play_logged(pb_grpc.RefereeStub(channel), request, 3)
+            return await play_logged(pb_grpc.RefereeServiceStub(channel), request, 3)
 
     result, logs = asyncio.run(go())
     numbered, _ = read_numbered(result.record_path)
@@ -164,7 +164,7 @@ def test_the_check_finds_a_card_slipped_into_a_message(referee):
     for kind in ("decision", "event"):
         tampered = list(logs[0])
         at = first if kind == "decision" else next(i for i, m in enumerate(tampered) if m.WhichOneof("body") == "event")
-        msg = pb.RefereeMessage()
+        msg = pb.PlayResponse()
         msg.CopyFrom(tampered[at])
         if kind == "decision":
             msg.decision.legal_actions.append(codec.action_to_pb(Discard(hidden)))

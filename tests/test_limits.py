@@ -52,7 +52,7 @@ def served(tmp_path):
         address = json.loads(proc.stdout.readline())["address"]
         with grpc.insecure_channel(address) as channel:
             grpc.channel_ready_future(channel).result(timeout=10)
-            yield proc, address, pb_grpc.RefereeStub(channel), records
+            yield proc, address, pb_grpc.RefereeServiceStub(channel), records
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -75,7 +75,7 @@ class Pinger:
 
     def _run(self) -> None:
         with grpc.insecure_channel(self.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             while not self._stop.is_set():
                 t = time.monotonic()
                 try:
@@ -95,7 +95,7 @@ class Pinger:
         self._thread.join(timeout=10)
 
 
-def _normal_match(address: str, stub: pb_grpc.RefereeStub) -> pb.MatchResult:
+def _normal_match(address: str, stub: pb_grpc.RefereeServiceStub) -> pb.MatchResult:
     created = stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                                                      seed="normal", max_hands=1))
 
@@ -104,7 +104,7 @@ def _normal_match(address: str, stub: pb_grpc.RefereeStub) -> pb.MatchResult:
                                        match_id=created.match_id, token=t) for i, t in enumerate(created.seat_tokens)))
 
     asyncio.run(asyncio.wait_for(play(), 60))
-    return stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=10)
+    return stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=10).result
 
 
 def test_the_hostile_create_match_is_refused_and_the_server_answers_throughout(served):
@@ -137,7 +137,7 @@ def test_the_hostile_create_match_is_refused_and_the_server_answers_throughout(s
             time_control=pb.TimeControl(per_move_ms=limits.max_per_move_ms, connect_ms=limits.min_connect_ms)),
             timeout=5).match_id for _ in range(5)]
         for mid in ids:
-            result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=10)
+            result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=10).result
             assert result.status == pb.MATCH_STATUS_FINISHED and sorted(result.forfeited) == [0, 1]
             assert [list(p.seats) for p in result.ranking] == [[0, 1]], "seats that leave together tie"
             assert "every seat forfeited" in result.reason
@@ -171,7 +171,7 @@ def test_a_live_bot_against_an_absent_one_never_holds_the_loop(served):
         asyncio.run(play_for_a_while())
         # a random seat may reach the target in its first hand (the seed is the referee's): ping on for 1.5 s anyway
         time.sleep(max(0.0, 1.5 - (time.monotonic() - started)))
-        aborted = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="test over"), timeout=5)
+        aborted = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="test over"), timeout=5).result
     assert aborted.status in (pb.MATCH_STATUS_ABORTED, pb.MATCH_STATUS_FINISHED)
     assert list(aborted.forfeited) == [1]
     assert pinger.calls > 10 and not pinger.failures and pinger.worst < 1.0, (pinger.worst, pinger.failures)
@@ -181,8 +181,8 @@ def test_a_live_bot_against_an_absent_one_never_holds_the_loop(served):
 def test_an_overlong_match_id_is_refused_at_once_without_being_echoed(served):
     _, _, stub, _ = served
     long_id = "x" * 100_000
-    for call in (lambda: stub.GetResult(pb.GetResultRequest(match_id=long_id), timeout=2),
-                 lambda: stub.AbortMatch(pb.AbortMatchRequest(match_id=long_id), timeout=2)):
+    for call in (lambda: stub.GetResult(pb.GetResultRequest(match_id=long_id), timeout=2).result,
+                 lambda: stub.AbortMatch(pb.AbortMatchRequest(match_id=long_id), timeout=2).result):
         started = time.monotonic()
         with pytest.raises(grpc.RpcError) as err:
             call()
@@ -231,7 +231,7 @@ def test_live_matches_are_limited_per_client_and_over_all(tmp_path):
     for limits, reason in [(ServerLimits(max_client_matches=2), "LIMIT_CLIENT_MATCHES"),
                            (ServerLimits(max_live_matches=2), "LIMIT_LIVE_MATCHES")]:
         with EmbeddedReferee(limits=limits) as ref, grpc.insecure_channel(ref.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             request = pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(), pb.SeatSpec()])
             stub.CreateMatch(request)
             stub.CreateMatch(request)

@@ -33,7 +33,7 @@ def test_decision_log_lines_bind_match_seat_and_hand():
     configure_logging("info")  # other tests may have raised the level
     with capture_logs() as logs, EmbeddedReferee(default_time=TimeControl(per_move_ms=100, grace_ms=200)) as ref:
         with grpc.insecure_channel(ref.address) as ch:
-            created = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+            created = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                 variant="indian", seed="logs", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
 
             async def go():

@@ -100,7 +100,7 @@ class TwiceIllegal(PolicyBot):
 def play_one_match(address: str, seed: str) -> tuple[pb.MatchResult, TwiceIllegal]:
     """An Indian rummy match of one hand between the twice-illegal bot and a random one, over the SDK."""
     with grpc.insecure_channel(address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
         created = stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(name="illegal"),
                                                                                   pb.SeatSpec(name="random")],
                                                          seed=seed, max_hands=1), timeout=10)
@@ -112,7 +112,7 @@ def play_one_match(address: str, seed: str) -> tuple[pb.MatchResult, TwiceIllega
                                          match_id=created.match_id, token=created.seat_tokens[1]))
 
         loops.run(asyncio.wait_for(play(), 60))
-        return stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=30), bad
+        return stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=30).result, bad
 
 
 def test_a_served_match_moves_each_counter_by_what_its_record_shows(tmp_path: Path) -> None:
@@ -202,7 +202,7 @@ def test_hostile_input_adds_no_label_values(tmp_path: Path) -> None:
     metrics = Metrics(cache_s=0.0)
     with EmbeddedReferee(records_dir=tmp_path, metrics=metrics) as ref:
         with grpc.insecure_channel(ref.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             for name in ("x" * 100, " Indian\n", 'evil"} 1\nrummy_pwned 1', "../../etc"):
                 try:  # refused, or (the one that names a variant) created under that variant's own name
                     stub.CreateMatch(pb.CreateMatchRequest(variant=name, seats=[pb.SeatSpec(), pb.SeatSpec()],
@@ -213,9 +213,9 @@ def test_hostile_input_adds_no_label_values(tmp_path: Path) -> None:
                                                              time_control=pb.TimeControl(connect_ms=200)), timeout=5)
 
             def hostile() -> Any:
-                yield pb.PlayerMessage(join=pb.Join(bot_name='evil"} 1', bot_token="made-up-token"))
+                yield pb.PlayRequest(join=pb.Join(bot_name='evil"} 1', bot_token="made-up-token"))
                 for i in range(20):
-                    yield pb.PlayerMessage(action=pb.ActionMessage(match_id=f"MADE_UP_{i}", request_id=i))
+                    yield pb.PlayRequest(action=pb.ActionMessage(match_id=f"MADE_UP_{i}", request_id=i))
 
             seen = 0
             for msg in stub.Play(hostile(), timeout=10):
@@ -249,7 +249,7 @@ def test_an_aborted_match_and_a_stalling_bot_are_counted_by_how_they_went(tmp_pa
     metrics = Metrics(cache_s=0.0)
     with EmbeddedReferee(records_dir=tmp_path, metrics=metrics) as ref:
         with grpc.insecure_channel(ref.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = stub.CreateMatch(pb.CreateMatchRequest(
                 variant="fortune", seats=[pb.SeatSpec(name="stall"), pb.SeatSpec(name="stall2")],
                 time_control=pb.TimeControl(per_move_ms=50, connect_ms=5000), forfeit_after=1000), timeout=5)
@@ -257,7 +257,7 @@ def test_an_aborted_match_and_a_stalling_bot_are_counted_by_how_they_went(tmp_pa
             stop = threading.Event()
 
             def stalling(token: str) -> Any:
-                yield pb.PlayerMessage(join=pb.Join(bot_name="stall", seat=pb.SeatCredential(
+                yield pb.PlayRequest(join=pb.Join(bot_name="stall", seat=pb.SeatCredential(
                     match_id=created.match_id, token=token)))
                 opened.set()
                 stop.wait(30)

@@ -36,14 +36,14 @@ class Seat:
 
     def __init__(self, stub, match_id: str, token: str) -> None:
         self.stub, self.match_id, self.token = stub, match_id, token
-        self.got: list[pb.RefereeMessage] = []
+        self.got: list[pb.PlayResponse] = []
         self.out: asyncio.Queue | None = None
         self.call = None
 
     def open(self, last_seq: int | None = None) -> None:
         self.out = out = asyncio.Queue()
         resume = [pb.ResumePoint(match_id=self.match_id, last_seq=last_seq)] if last_seq is not None else []
-        out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=self.token),
+        out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=self.token),
                                                      resume=resume)))
 
         async def requests():
@@ -52,7 +52,7 @@ class Seat:
 
         self.call = self.stub.Play(requests())
 
-    async def next(self, body: str | None = None, timeout: float = 10) -> pb.RefereeMessage:
+    async def next(self, body: str | None = None, timeout: float = 10) -> pb.PlayResponse:
         """The next message (of kind ``body``: the others are kept on the way)."""
         while True:
             msg = await asyncio.wait_for(self.call.read(), timeout)
@@ -62,7 +62,7 @@ class Seat:
                 return msg
 
     def act(self, request_id: int, action: pb.Action) -> None:
-        self.out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=self.match_id, request_id=request_id,
+        self.out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(match_id=self.match_id, request_id=request_id,
                                                                      action=action)))
 
     def drop(self) -> None:
@@ -82,7 +82,7 @@ def _turn_ender(d: pb.DecisionRequest) -> pb.Action:
 def test_a_rejoining_seat_gets_what_it_missed_then_its_request_with_the_time_left(referee):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant="fortune", seed="rejoin", seats=[pb.SeatSpec(name="raw"), pb.SeatSpec(name="sdk")],
                 max_hands=1, max_turns_per_hand=16))
@@ -179,7 +179,7 @@ def test_the_clock_of_an_open_request_runs_on_while_its_seat_is_away(referee):
 
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant="fortune", seed="clock", seats=[pb.SeatSpec(name="raw"), pb.SeatSpec(name="sdk")],
                 max_hands=1, max_turns_per_hand=20,
@@ -209,7 +209,7 @@ def test_the_clock_of_an_open_request_runs_on_while_its_seat_is_away(referee):
 def test_a_seat_gone_past_the_grace_period_forfeits_and_the_match_ends(referee):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant="fortune", seed="gone", seats=[pb.SeatSpec(name="raw"), pb.SeatSpec(name="sdk")],
                 max_hands=1, max_turns_per_hand=20, time_control=pb.TimeControl(per_move_ms=5000, grace_ms=300)))
@@ -220,7 +220,7 @@ def test_a_seat_gone_past_the_grace_period_forfeits_and_the_match_ends(referee):
             await me.next("seated")
             dropped = time.monotonic()
             me.drop()
-            result = await asyncio.wait_for(stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)), 30)
+            result = (await asyncio.wait_for(stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)), 30)).result
             await other
             return result, time.monotonic() - dropped
 
@@ -260,7 +260,7 @@ def test_the_sdk_rejoins_when_its_stream_is_cut_and_sees_every_event_once(refere
         proxy = TcpProxy(referee.address)
         address = await proxy.start()
         async with grpc.aio.insecure_channel(referee.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             bots = [Recording("by-seat", 1), Recording("by-bot-token", 2)]
             lobby = asyncio.create_task(run_bot(bots[1], address, bot_token="rejoin-bot-token", max_matches=1))
             ends = time.monotonic() + 5

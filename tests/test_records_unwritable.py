@@ -239,10 +239,10 @@ def test_a_match_whose_last_flush_fails_still_finishes_its_session(tmp_path: Pat
 
 def _health(channel: grpc.Channel) -> int:
     stub = health_pb2_grpc.HealthStub(channel)
-    return int(stub.Check(health_pb2.HealthCheckRequest(service="rummy.referee.v1.Referee"), timeout=5).status)
+    return int(stub.Check(health_pb2.HealthCheckRequest(service="rummy.referee.v1.RefereeService"), timeout=5).status)
 
 
-def _create(stub: pb_grpc.RefereeStub, deals: int = 20) -> pb.CreateMatchResponse:
+def _create(stub: pb_grpc.RefereeServiceStub, deals: int = 20) -> pb.CreateMatchResponse:
     return stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                                                   options={"format": f"deals-{deals}"}), timeout=10)
 
@@ -252,7 +252,7 @@ async def _play_match(address: str, match_id: str, tokens: list[str]) -> pb.Matc
     bots = [PolicyBot("random", lambda variant: random_policy, seed=i) for i in range(2)]
     players = [asyncio.ensure_future(run_bot(b, address, match_id=match_id, token=t)) for b, t in zip(bots, tokens, strict=True)]
     async with grpc.aio.insecure_channel(address) as channel:
-        result = await pb_grpc.RefereeStub(channel).GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=30)
+        result = (await pb_grpc.RefereeServiceStub(channel).GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=30)).result
     await asyncio.gather(*players, return_exceptions=True)
     return result
 
@@ -262,7 +262,7 @@ def test_a_referee_on_a_folder_that_fills_up_ends_every_match_refuses_new_ones_a
     monkeypatch.setattr(server_mod, "RECORDS_PROBE_S", 0.2)
     folder = tiny_fs / "records"
     with EmbeddedReferee(records_dir=folder, default_time=FAST) as ref, grpc.insecure_channel(ref.address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
         assert _health(channel) == health_pb2.HealthCheckResponse.SERVING
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         fill(tiny_fs, leave=60_000)  # room for a match or two of 20 deals, not for six
@@ -302,7 +302,7 @@ def test_a_read_only_records_folder_turns_health_off_and_refuses_matches_until_i
     monkeypatch.setattr(server_mod, "RECORDS_PROBE_S", 0.2)
     folder = tiny_fs / "records"
     with EmbeddedReferee(records_dir=folder, default_time=FAST) as ref, grpc.insecure_channel(ref.address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
         waiting = _create(stub)  # a waiting match: its record holds no open file, so the remount goes through
         read_only(tiny_fs, True)
         with pytest.raises(grpc.RpcError) as refused:
@@ -329,7 +329,7 @@ def test_a_referee_started_on_a_read_only_folder_is_not_serving(tiny_fs: Path) -
     with EmbeddedReferee(records_dir=folder, default_time=FAST) as ref, grpc.insecure_channel(ref.address) as channel:
         assert _health(channel) == health_pb2.HealthCheckResponse.NOT_SERVING
         with pytest.raises(grpc.RpcError) as refused:
-            _create(pb_grpc.RefereeStub(channel))
+            _create(pb_grpc.RefereeServiceStub(channel))
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
@@ -337,7 +337,7 @@ def test_waiting_matches_hold_no_descriptor_so_the_live_match_limit_fits_the_des
     """The default --max-live-matches (1000) used to need one open record each: more than a 1,024 limit."""
     with EmbeddedReferee(records_dir=tmp_path / "records", default_time=TimeControl(connect_ms=60000)) as ref, \
             grpc.insecure_channel(ref.address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
         _create(stub)  # the first opens what a referee keeps open anyway (sockets, epoll)
         before = len(os.listdir("/proc/self/fd"))
         for _ in range(250):

@@ -41,7 +41,7 @@ def finished(tmp_path_factory):
     with EmbeddedReferee(records_dir=folder, default_time=TC) as ref:
         async def go():
             async with grpc.aio.insecure_channel(ref.address) as ch:
-                created = await pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+                created = await pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                     variant="fortune", seed="restart", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                     max_hands=2, max_turns_per_hand=30))
                 await _play(ref.address, created.match_id, created.seat_tokens)
@@ -188,7 +188,7 @@ def test_a_referee_killed_mid_match_and_started_again_finishes_it_with_the_same_
         async def go():
             nonlocal referee
             async with grpc.aio.insecure_channel(address) as ch:
-                created = await pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+                created = await pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                     variant="fortune", seed="kill-9", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                     max_hands=2, max_turns_per_hand=60, time_control=pb.TimeControl(grace_ms=8000, connect_ms=8000)))
             bots = [Recording("a", 1), Recording("b", 2)]
@@ -201,7 +201,7 @@ def test_a_referee_killed_mid_match_and_started_again_finishes_it_with_the_same_
             referee = serve(port, records)
             results = await asyncio.wait_for(playing, 60)
             async with grpc.aio.insecure_channel(address) as ch:
-                again = await pb_grpc.RefereeStub(ch).GetResult(pb.GetResultRequest(match_id=created.match_id))
+                again = (await pb_grpc.RefereeServiceStub(ch).GetResult(pb.GetResultRequest(match_id=created.match_id))).result
             return bots, results, again, seen_at_kill
 
         bots, results, again, seen_at_kill = asyncio.run(go())
@@ -265,13 +265,13 @@ def test_a_resumed_matchs_bot_token_is_known_when_its_bot_reconnects(tmp_path):
     with EmbeddedReferee(records_dir=played, default_time=TC) as ref:
         async def go():
             async with grpc.aio.insecure_channel(ref.address) as ch:
-                created = await pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+                created = await pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                     variant="fortune", seed="resumed-bots", max_hands=1, max_turns_per_hand=30,
                     seats=[pb.SeatSpec(name="a", bot_token="bt-a"), pb.SeatSpec(name="b", bot_token="bt-b")]))
                 bots = [PolicyBot(f"b{i}", lambda v: random_policy, seed=i) for i in range(2)]
                 playing = [asyncio.ensure_future(run_bot(b, ref.address, bot_token=t))  # until the referee goes
                            for b, t in zip(bots, ["bt-a", "bt-b"], strict=True)]
-                await pb_grpc.RefereeStub(ch).GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+                await pb_grpc.RefereeServiceStub(ch).GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
                 for task in playing:
                     task.cancel()
                 await asyncio.gather(*playing, return_exceptions=True)
@@ -285,13 +285,13 @@ def test_a_resumed_matchs_bot_token_is_known_when_its_bot_reconnects(tmp_path):
     async def join(address: str) -> str:
         async with grpc.aio.insecure_channel(address) as ch:
             out: asyncio.Queue = asyncio.Queue()
-            out.put_nowait(pb.PlayerMessage(join=pb.Join(bot_token="bt-a")))
+            out.put_nowait(pb.PlayRequest(join=pb.Join(bot_token="bt-a")))
 
             async def requests():
                 while (m := await out.get()) is not None:
                     yield m
 
-            call = pb_grpc.RefereeStub(ch).Play(requests())
+            call = pb_grpc.RefereeServiceStub(ch).Play(requests())
             try:
                 while (await asyncio.wait_for(call.read(), 10)).WhichOneof("body") != "seated":
                     pass

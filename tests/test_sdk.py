@@ -43,14 +43,14 @@ def test_the_guide_bot_plays_a_match_as_a_separate_process(tmp_path):
     script = tmp_path / "first_legal.py"
     script.write_text(guide_bot())
     with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = stub.CreateMatch(pb.CreateMatchRequest(variant="fortune", seed="sdk",
                                                          seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")],
                                                          max_hands=2))
         procs = [subprocess.Popen([sys.executable, str(script), "--referee", ref.address, "--match", created.match_id,
                                    "--token", t]) for t in created.seat_tokens]
         try:
-            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
+            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120).result
         finally:
             for p in procs:
                 p.wait(timeout=30)
@@ -62,14 +62,14 @@ def test_no_message_names_the_seed_before_the_match_ends():
     """The shuffle seed never leaves the referee before the end (DESIGN: hidden information)."""
     seed = "secret-seed-7f3a9c"
     with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seed=seed,
                                                          seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")]))
 
-        async def spy() -> list[pb.RefereeMessage]:
-            got: list[pb.RefereeMessage] = []
+        async def spy() -> list[pb.PlayResponse]:
+            got: list[pb.PlayResponse] = []
             out: asyncio.Queue = asyncio.Queue()
-            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+            out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
                                                                                  token=created.seat_tokens[0]))))
 
             async def gen():
@@ -79,11 +79,11 @@ def test_no_message_names_the_seed_before_the_match_ends():
             other = asyncio.create_task(run_bot(PolicyBot("r", lambda v: random_policy, seed=1), ref.address,
                                                 match_id=created.match_id, token=created.seat_tokens[1]))
             async with grpc.aio.insecure_channel(ref.address) as ach:
-                async for msg in pb_grpc.RefereeStub(ach).Play(gen()):
+                async for msg in pb_grpc.RefereeServiceStub(ach).Play(gen()):
                     got.append(msg)
                     if msg.WhichOneof("body") == "decision":
                         d = msg.decision
-                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                        out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                             match_id=d.match_id, request_id=d.request_id, action=d.legal_actions[-1])))
                     if msg.WhichOneof("body") == "match_result":
                         break

@@ -36,7 +36,7 @@ def referee(tmp_path_factory):
 @pytest.fixture()
 def stub(referee):
     with grpc.insecure_channel(referee.address) as channel:
-        yield pb_grpc.RefereeStub(channel)
+        yield pb_grpc.RefereeServiceStub(channel)
 
 
 def create(stub, variant="indian", seats=2, **kw):
@@ -56,20 +56,20 @@ def test_list_variants_health_and_reflection(referee, stub):
     names = {v.name for v in stub.ListVariants(pb.ListVariantsRequest()).variants}
     assert "indian" in names
     with grpc.insecure_channel(referee.address) as channel:
-        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="rummy.referee.v1.Referee"))
+        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="rummy.referee.v1.RefereeService"))
         assert status.status == health_pb2.HealthCheckResponse.SERVING
         from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
         reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
         responses = reflect.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         services = {s.name for r in responses for s in r.list_services_response.service}
-        assert "rummy.referee.v1.Referee" in services
+        assert "rummy.referee.v1.RefereeService" in services
 
 
 def test_a_match_between_two_sdk_bots_completes_and_its_record_replays(referee, stub):
     created = create(stub, options={"format": "deals-2"})
     results = asyncio.run(play_all(referee.address, created.match_id, created.seat_tokens, [random_bot(1), random_bot(2)]))
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED and len(final.hands) == 2
     assert results[0][-1].ranking == final.ranking
     replayed = replay_file(final.record_path)
@@ -81,7 +81,7 @@ def test_a_wrong_seat_token_is_denied_with_a_reason(referee, stub):
 
     async def join():
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            call = pb_grpc.RefereeStub(ch).Play(iter([pb.PlayerMessage(join=pb.Join(
+            call = pb_grpc.RefereeServiceStub(ch).Play(iter([pb.PlayRequest(join=pb.Join(
                 seat=pb.SeatCredential(match_id=created.match_id, token="not-a-token")))]))
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 async for _ in call:
@@ -93,7 +93,7 @@ def test_a_wrong_seat_token_is_denied_with_a_reason(referee, stub):
     assert (REASON_KEY, "BAD_SEAT_TOKEN") in tuple(tuple(m) for m in trailers)
     # the real seats still play, and the match completes
     asyncio.run(play_all(referee.address, created.match_id, created.seat_tokens, [random_bot(8), random_bot(9)]))
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED and not final.forfeited
 
 
@@ -111,7 +111,7 @@ def test_seat_tokens_pass_as_command_line_arguments(stub):
 def test_a_stream_that_does_not_start_with_join_is_invalid(referee):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            call = pb_grpc.RefereeStub(ch).Play(iter([pb.PlayerMessage(resign=pb.Resign(match_id="x"))]))
+            call = pb_grpc.RefereeServiceStub(ch).Play(iter([pb.PlayRequest(resign=pb.Resign(match_id="x"))]))
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 async for _ in call:
                     pass
@@ -164,7 +164,7 @@ def test_an_illegal_action_is_rejected_with_a_code_and_the_match_still_completes
     liar = LiarBot()
     others = [random_bot(4 + i) for i in range(len(created.seat_tokens) - 1)]
     asyncio.run(play_all(referee.address, created.match_id, created.seat_tokens, [liar, *others]))
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED and final.ranking
     assert sum(len(p.seats) for p in final.ranking) == len(created.seat_tokens)
     assert not final.forfeited, "three rejected answers cost no seat"
@@ -181,7 +181,7 @@ def test_a_malformed_action_is_rejected_as_malformed(referee, stub):
         seen = []
         async with grpc.aio.insecure_channel(referee.address) as ch:
             out: asyncio.Queue = asyncio.Queue()
-            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+            out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
                                                                                  token=created.seat_tokens[1]))))
 
             async def gen():
@@ -190,15 +190,15 @@ def test_a_malformed_action_is_rejected_as_malformed(referee, stub):
 
             other = asyncio.create_task(run_bot(random_bot(5), referee.address, match_id=created.match_id,
                                                 token=created.seat_tokens[0]))
-            call = pb_grpc.RefereeStub(ch).Play(gen())
+            call = pb_grpc.RefereeServiceStub(ch).Play(gen())
             async for msg in call:
                 kind = msg.WhichOneof("body")
                 if kind == "decision":
                     d = msg.decision
                     if not seen:
-                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
+                        out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
                                                                                 action=pb.Action())))
-                    out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
+                    out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(match_id=d.match_id, request_id=d.request_id,
                                                                             action=d.legal_actions[0])))
                 elif kind == "rejected":
                     seen.append(msg.rejected.code)
@@ -228,7 +228,7 @@ def test_a_missed_deadline_gets_the_default_move_and_the_match_completes(referee
         silent.cancel()
 
     asyncio.run(go())
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED
     assert list(final.ranking[0].seats) == [1], "the silent seat loses"
 
@@ -239,13 +239,13 @@ def test_one_bot_connection_plays_match_after_match(referee, stub):
                 for i in range(2)]
         await asyncio.sleep(0.2)
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            s = pb_grpc.RefereeStub(ch)
+            s = pb_grpc.RefereeServiceStub(ch)
             ids = []
             for k in range(3):
                 r = await s.CreateMatch(pb.CreateMatchRequest(variant="indian", seed=f"lobby{k}",
                                                               seats=[pb.SeatSpec(name=f"b{i}", bot_token=f"lobby-{i}") for i in range(2)]))
                 ids.append(r.match_id)
-            finals = [await s.GetResult(pb.GetResultRequest(match_id=m, wait=True)) for m in ids]
+            finals = [(await s.GetResult(pb.GetResultRequest(match_id=m, wait=True))).result for m in ids]
         played = await asyncio.gather(*bots)
         return finals, played
 
@@ -256,7 +256,7 @@ def test_one_bot_connection_plays_match_after_match(referee, stub):
 
 def test_stacked_decks_are_refused_unless_the_server_allows_them():
     with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
-        s = pb_grpc.RefereeStub(ch)
+        s = pb_grpc.RefereeServiceStub(ch)
         with pytest.raises(grpc.RpcError) as err:
             create(s, decks=[pb.Cards(cards=[pb.Card(rank=1, suit=1)])])
         assert "STACKED_DECKS_DISABLED" in err.value.details()
@@ -266,16 +266,16 @@ def test_a_seat_that_never_joins_forfeits_after_the_connect_time_and_the_match_e
     created = create(stub, time_control=pb.TimeControl(connect_ms=200))
     asyncio.run(run_bot(PolicyBot("greedy", greedy_policy, seed=1), referee.address, match_id=created.match_id,
                         token=created.seat_tokens[0]))
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED and list(final.forfeited) == [1]
     assert list(final.ranking[-1].seats) == [1]
 
 
 def test_abort_match_ends_a_running_match_as_aborted_and_records_it(referee, stub):
     created = create(stub)  # nobody joins: it waits for its seats
-    result = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="tournament stopped"))
+    result = stub.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="tournament stopped")).result
     assert result.status == pb.MATCH_STATUS_ABORTED and "tournament stopped" in result.reason
-    again = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    again = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert again.status == pb.MATCH_STATUS_ABORTED
     assert '"aborted"' in open(again.record_path).read()
 
@@ -285,10 +285,10 @@ def test_a_spectator_sees_public_events_only(referee, stub):
 
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:
-            watch = pb_grpc.RefereeStub(ch).Watch(pb.WatchRequest(match_id=created.match_id))
+            watch = pb_grpc.RefereeServiceStub(ch).Watch(pb.WatchRequest(match_id=created.match_id))
             bots = asyncio.gather(*(run_bot(random_bot(i), referee.address, match_id=created.match_id, token=t)
                                     for i, t in enumerate(created.seat_tokens)))
-            seen = [e async for e in watch]
+            seen = [r.event async for r in watch]
             await bots
             return seen
 
@@ -306,7 +306,7 @@ def test_a_flooding_bot_loses_its_seat_and_the_match_goes_on(referee, stub):
     async def go():
         async with grpc.aio.insecure_channel(referee.address) as ch:
             out: asyncio.Queue = asyncio.Queue()
-            out.put_nowait(pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
+            out.put_nowait(pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=created.match_id,
                                                                                  token=created.seat_tokens[0]))))
 
             async def gen():
@@ -315,10 +315,10 @@ def test_a_flooding_bot_loses_its_seat_and_the_match_goes_on(referee, stub):
 
             other = asyncio.create_task(run_bot(PolicyBot("greedy", greedy_policy, seed=2), referee.address,
                                                 match_id=created.match_id, token=created.seat_tokens[1]))
-            async for msg in pb_grpc.RefereeStub(ch).Play(gen()):
+            async for msg in pb_grpc.RefereeServiceStub(ch).Play(gen()):
                 if msg.WhichOneof("body") == "decision":
                     for k in range(200):
-                        out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                        out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                             match_id=created.match_id, request_id=msg.decision.request_id + k, action=pb.Action())))
                 elif msg.WhichOneof("body") == "match_result":
                     break
@@ -326,7 +326,7 @@ def test_a_flooding_bot_loses_its_seat_and_the_match_goes_on(referee, stub):
             await other
 
     asyncio.run(go())
-    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+    final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True)).result
     assert final.status == pb.MATCH_STATUS_FINISHED
     assert list(final.forfeited) == [0] and list(final.ranking[-1].seats) == [0]
 
@@ -338,6 +338,26 @@ def test_evaluate_over_grpc_and_a_bad_wild_rank_is_invalid(stub):
     with pytest.raises(grpc.RpcError) as err:
         stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[99]))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "BAD_RANK" in err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(pb.EvaluateRequest(variant="indian", wild_ranks=[pb.RANK_UNSPECIFIED]))
+    assert "BAD_RANK" in err.value.details() and "RANK_UNSPECIFIED" in err.value.details()
+
+
+@pytest.mark.parametrize("card, missing", [
+    ("{}", "neither rank nor suit"),
+    ('{"rank": "RANK_QUEEN"}', "suit of a card of rank RANK_QUEEN is unset (SUIT_UNSPECIFIED)"),
+    ('{"suit": "SUIT_HEARTS"}', "rank is unset (RANK_UNSPECIFIED)"),
+    ('{"rank": "RANK_JOKER", "suit": "SUIT_HEARTS"}', "has suit SUIT_NONE, not SUIT_HEARTS"),
+])
+def test_evaluate_refuses_a_card_with_a_field_unset_rather_than_read_it_as_a_joker(stub, card, missing):
+    """The request of issue 33 as grpcurl sends it (JSON): the card {} was read as a printed joker."""
+    from google.protobuf import json_format
+
+    request = json_format.Parse('{"variant": "indian", "groups": [{"cards": [' + card + ']}]}', pb.EvaluateRequest())
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Evaluate(request)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "BAD_CARD" in err.value.details() and missing in err.value.details(), err.value.details()
 
 
 @pytest.mark.parametrize("variant, options, seats, cards, verdict", [

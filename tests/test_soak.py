@@ -68,7 +68,7 @@ async def _wave(stub, seconds: float, tally: Tally, counter: itertools.count, un
                 seats=[pb.SeatSpec(name=f"p{pair}a", bot_token=f"soak-{pair}-a"),
                        pb.SeatSpec(name=f"p{pair}b", bot_token=f"soak-{pair}-b")]))
             tally.created.append(created.match_id)
-            result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=600)
+            result = (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=600)).result
             tally.results[created.match_id] = result
 
     await asyncio.gather(*(slot(i) for i in range(CONCURRENT)))
@@ -91,7 +91,7 @@ def test_two_hundred_matches_at_once_for_minutes_leak_nothing_and_lose_no_result
             tally = Tally()
             counter = itertools.count()
             async with grpc.aio.insecure_channel(address) as ch:
-                stub = pb_grpc.RefereeStub(ch)
+                stub = pb_grpc.RefereeServiceStub(ch)
                 figures["rss_start_kib"], figures["fds_start"] = rss_kib(referee.pid), open_fds(referee.pid)
                 started = time.monotonic()
                 warm_up = int(os.environ.get("RUMMY_SOAK_WARMUP_MATCHES", "15000"))

@@ -92,7 +92,7 @@ def test_bad_answers_are_refused_back_to_the_bot_with_reasons_and_lines_match_th
     script.write_text(RECORDING_BOT)
     lines_file = tmp_path / "lines.jsonl"
     with EmbeddedReferee(records_dir=tmp_path / "records") as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = stub.CreateMatch(pb.CreateMatchRequest(
             # the bridged bot sits left of the dealer (seat 0), so it moves first: a random bot that drops at once
             # cannot end the deal before the bridged bot is asked anything
@@ -104,7 +104,7 @@ def test_bad_answers_are_refused_back_to_the_bot_with_reasons_and_lines_match_th
         other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match",
                                   created.match_id, "--token", created.seat_tokens[0]])
         try:
-            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120)
+            final = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=120).result
             _, stderr = bridged.communicate(timeout=30)
         finally:
             for p in (bridged, other):
@@ -137,6 +137,10 @@ def test_answers_validate_against_the_bot_answer_schema():
     validator.validate({"request_id": "7", "action": {"discard": {"card": {"rank": "RANK_ACE", "suit": "SUIT_SPADES"}}}})
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"legal_index": 1, "action": {}})
+    for card in ({}, {"rank": "RANK_ACE"}, {"rank": "RANK_UNSPECIFIED", "suit": "SUIT_SPADES"}):  # refused: BAD_CARD
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({"action": {"discard": {"card": card}}})
+    validator.validate({"action": {"discard": {"card": {"rank": "RANK_JOKER", "suit": "SUIT_NONE"}}}})
 
 
 LAST_LEGAL_BOT = textwrap.dedent('''
@@ -163,7 +167,7 @@ def test_one_bridged_bot_in_concurrent_matches_answers_each_its_own_decision(tmp
     script = tmp_path / "last_legal.py"
     script.write_text(LAST_LEGAL_BOT)
     with EmbeddedReferee(records_dir=tmp_path / "records") as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         created = [stub.CreateMatch(pb.CreateMatchRequest(
             variant="fortune", seed=f"bridge-{i}", max_hands=1, seats=[pb.SeatSpec(name="bridged", bot_token="bridged"),
                                                                        pb.SeatSpec(name="greedy", bot_token="greedy")],
@@ -173,7 +177,7 @@ def test_one_bridged_bot_in_concurrent_matches_answers_each_its_own_decision(tmp
         greedy = subprocess.Popen([PY, "-m", "rummybot.bots.greedy", "--referee", ref.address],
                                   env={**os.environ, "RUMMY_BOT_TOKEN": "greedy"})
         try:
-            results = [stub.GetResult(pb.GetResultRequest(match_id=c.match_id, wait=True), timeout=180) for c in created]
+            results = [stub.GetResult(pb.GetResultRequest(match_id=c.match_id, wait=True), timeout=180).result for c in created]
         finally:
             for p in (bridged, greedy):
                 p.terminate()
@@ -192,7 +196,7 @@ def test_a_bridge_stopped_with_sigterm_still_says_how_many_answers_were_refused(
     script.write_text("import sys\nfor text in sys.stdin:\n    if '\"decision\"' in text:\n"
                       "        print('not json', flush=True)\n")
     with EmbeddedReferee() as ref, grpc.insecure_channel(ref.address) as ch:
-        stub = pb_grpc.RefereeStub(ch)
+        stub = pb_grpc.RefereeServiceStub(ch)
         stub.CreateMatch(pb.CreateMatchRequest(variant="fortune", seats=[pb.SeatSpec(bot_token="bridged"),
                                                                         pb.SeatSpec(bot_token="nobody")],
                                                time_control=pb.TimeControl(per_move_ms=5000, connect_ms=20_000)))

@@ -69,20 +69,20 @@ def pki(tmp_path_factory) -> dict[str, Path]:
 def _list_variants(address: str, creds: grpc.ChannelCredentials | None) -> list[str]:
     channel = grpc.secure_channel(address, creds) if creds else grpc.insecure_channel(address)
     with channel:
-        reply = pb_grpc.RefereeStub(channel).ListVariants(pb.ListVariantsRequest(), timeout=5)
+        reply = pb_grpc.RefereeServiceStub(channel).ListVariants(pb.ListVariantsRequest(), timeout=5)
         return [v.name for v in reply.variants]
 
 
 def _play_a_match(address: str, creds: grpc.ChannelCredentials) -> pb.MatchResult:
     async def go():
         async with grpc.aio.secure_channel(address, creds) as ch:
-            stub = pb_grpc.RefereeStub(ch)
+            stub = pb_grpc.RefereeServiceStub(ch)
             created = await stub.CreateMatch(pb.CreateMatchRequest(variant="indian", seed="tls",
                                                                    seats=[pb.SeatSpec(), pb.SeatSpec()]))
             await asyncio.gather(*(run_bot(PolicyBot(f"b{i}", lambda v: random_policy, seed=i), address,
                                            match_id=created.match_id, token=t, credentials=creds)
                                    for i, t in enumerate(created.seat_tokens)))
-            return await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+            return (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))).result
 
     return asyncio.run(go())
 

@@ -39,13 +39,13 @@ def play(address: str, name: str, policy, caps: dict, seed: str) -> pb.MatchResu
 
     async def go() -> pb.MatchResult:
         async with grpc.aio.insecure_channel(address) as ch:
-            stub = pb_grpc.RefereeStub(ch)
+            stub = pb_grpc.RefereeServiceStub(ch)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant=name, seed=seed, seats=[pb.SeatSpec(name=f"s{i}") for i in range(n)], **caps))
             bots = [run_bot(PolicyBot(f"b{i}", policy, seed=i), address, match_id=created.match_id, token=t)
                     for i, t in enumerate(created.seat_tokens)]
             await asyncio.gather(*bots)
-            return await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+            return (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))).result
 
     return asyncio.run(go())
 

@@ -77,7 +77,7 @@ def test_the_viewer_is_a_child_process_at_a_lower_priority_that_lists_a_running_
     viewer = _viewer_pid(proc.pid)
     assert _nice(viewer) >= _nice(proc.pid) + VIEWER_NICE
     with grpc.insecure_channel(address) as channel:
-        created = pb_grpc.RefereeStub(channel).CreateMatch(pb.CreateMatchRequest(
+        created = pb_grpc.RefereeServiceStub(channel).CreateMatch(pb.CreateMatchRequest(
             variant="fortune", seats=[pb.SeatSpec(name="north"), pb.SeatSpec(name="south")], max_hands=1))
     live = _get(f"{url}/api/live")["live"]
     assert [(m["match_id"], m["seat_names"], m["variant"]) for m in live] == [(created.match_id, ["north", "south"],

@@ -74,7 +74,7 @@ def _watch_a_match(address: str, service, name: str) -> tuple[list[pb.MatchEvent
 
     async def go():
         async with grpc.aio.insecure_channel(address) as ch:
-            stub = pb_grpc.RefereeStub(ch)
+            stub = pb_grpc.RefereeServiceStub(ch)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant=name, seed=f"watch-{name}", seats=[pb.SeatSpec(name=f"s{i}") for i in range(seats)],
                 max_hands=2, max_turns_per_hand=60))
@@ -82,8 +82,8 @@ def _watch_a_match(address: str, service, name: str) -> tuple[list[pb.MatchEvent
             seen: list[pb.MatchEvent] = []
 
             async def read():
-                async for e in watch:
-                    seen.append(e)
+                async for r in watch:
+                    seen.append(r.event)
 
             reader = asyncio.create_task(read())
             ends = time.monotonic() + 5
@@ -92,7 +92,7 @@ def _watch_a_match(address: str, service, name: str) -> tuple[list[pb.MatchEvent
                 await asyncio.sleep(0.01)
             await asyncio.gather(*(run_bot(PolicyBot(f"b{i}", greedy_policy, seed=i), address, match_id=created.match_id,
                                            token=t) for i, t in enumerate(created.seat_tokens)))
-            result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))
+            result = (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True))).result
             await asyncio.wait_for(reader, 10)
             return seen, result
 

@@ -565,14 +565,14 @@ async def _await_result(stub: Any, match_id: str, poll_s: float | None = None,
     while True:
         asked = time.monotonic()
         try:
-            result = await stub.GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=poll)
+            result = (await stub.GetResult(pb.GetResultRequest(match_id=match_id, wait=True), timeout=poll)).result
             return result
         except grpc.aio.AioRpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:  # the match runs on; does the referee still answer?
                 asked = time.monotonic()
                 try:
-                    now = await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=LIVENESS_TIMEOUT_S)
+                    now = (await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=LIVENESS_TIMEOUT_S)).result
                 except grpc.aio.AioRpcError as again:
                     exc, code = again, again.code()
                 else:
@@ -705,7 +705,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
                 await asyncio.wait_for(channel.channel_ready(), 15)
             except TimeoutError as exc:
                 raise MatchError(f"no referee answering at {address}") from exc
-            stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]  # generated stub
+            stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]  # generated stub
             used = plan_.bots_used()
             specs = [b for b in config.bots if b.name in used]
             isolation, cgroups = isolations(config, specs, socket, hidden=[log_dir])

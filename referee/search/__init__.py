@@ -3,7 +3,7 @@
 ``seat_record(match, seat)`` collects what a live seat was shown (never the hidden truth); ``sample_states``
 deals the cards it has not seen, uniformly among the consistent deals; ``simulate`` applies actions to a sample
 with the full rules. ``TokenCodec`` turns search states into signed tokens for the wire, and
-``referee.search.service`` serves all of it as ``rummy.search.v1.Search``, the work done in worker processes
+``referee.search.service`` serves all of it as ``rummy.search.v1.SearchService``, the work done in worker processes
 (``referee.search.pool`` runs ``referee.search.work``), never on the event loop that runs the matches.
 """
 

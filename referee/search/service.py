@@ -1,4 +1,4 @@
-"""The ``rummy.search.v1.Search`` servicer: a few lines per call over ``referee.search``.
+"""The ``rummy.search.v1.SearchService`` servicer: a few lines per call over ``referee.search``.
 
 It reads live matches only through ``seat_record`` (what one seat was shown) and never changes them. On the event
 loop it does only what is quick: check the request, find the seat its credential names, take the seat's record.
@@ -38,7 +38,7 @@ from rummy.search.v1 import search_pb2 as spb
 
 __all__ = ["SearchService", "SearchLimits", "SERVICE_NAME", "add_search_service"]
 
-SERVICE_NAME = spb.DESCRIPTOR.services_by_name["Search"].full_name
+SERVICE_NAME = spb.DESCRIPTOR.services_by_name["SearchService"].full_name
 REASON_KEY = "rummy-reason"  # as the Referee service: the reason code in trailing metadata
 _CACHE_ENTRIES = 4096  # seat records and live legal actions kept (a few KB each); then all are dropped
 T = TypeVar("T")
@@ -190,8 +190,9 @@ class SearchService:
             most = ro.max_decisions or lim.max_rollout_decisions
             if most > lim.max_rollout_decisions:
                 raise InvalidAction("LIMIT_ROLLOUT", f"a rollout plays at most {lim.max_rollout_decisions} decisions")
-            if ro.policy not in work.POLICY:
-                raise InvalidAction("BAD_POLICY", f"no rollout policy {ro.policy}")
+            if request.HasField("rollout") and ro.policy not in work.POLICY:  # unset: no rollout
+                raise InvalidAction("BAD_POLICY", "a rollout names its policy (leave the rollout unset for none)"
+                                    if ro.policy == spb.ROLLOUT_POLICY_UNSPECIFIED else f"no rollout policy {ro.policy}")
             _text("the rollout seed", ro.seed, lim.max_id_length, ascii_only=False)
             owner = self._owner(request.token)
         except RefereeError as exc:

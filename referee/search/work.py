@@ -124,7 +124,8 @@ def simulate_request(request: bytes, most: int, deadline: float) -> Answer:
         owner, state = _codec().open_owned(req.token)
         actions = [codec.action_from_pb(a) for a in req.actions]
         ro = req.rollout
-        sim = simulate(state, actions, Rollout(POLICY[ro.policy], most, ro.seed), evaluate=req.evaluate,
+        policy = POLICY[ro.policy] if req.HasField("rollout") else RolloutPolicy.NONE  # checked by the service
+        sim = simulate(state, actions, Rollout(policy, most, ro.seed), evaluate=req.evaluate,
                        keep_events=req.events, deadline=deadline)
         out = spb.SimulateResponse(token=_codec().seal(sim.state, owner), applied=sim.applied,
                                    provisional=list(sim.provisional))

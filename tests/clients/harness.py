@@ -110,7 +110,7 @@ def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: s
 
     with EmbeddedReferee() as ref:
         with grpc.insecure_channel(ref.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = stub.CreateMatch(pb.CreateMatchRequest(
                 variant=variant, seats=[pb.SeatSpec(name="python"), pb.SeatSpec(name="client")], seed="one-seat",
                 max_hands=3, time_control=pb.TimeControl(per_move_ms=3000, connect_ms=30000)))
@@ -120,7 +120,7 @@ def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: s
             other = subprocess.Popen([PY, "-m", "rummybot.bots.random_bot", "--referee", ref.address, "--match", mid,
                                       "--token", tokens[0]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
-                result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=timeout_s)
+                result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=timeout_s).result
                 output, _ = client.communicate(timeout=30)  # a seat-token client exits once its match ends
                 other_output, _ = other.communicate(timeout=30)
             finally:

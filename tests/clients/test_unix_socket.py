@@ -65,7 +65,7 @@ def test_one_seat_over_a_unix_socket_with_only_the_environment(lang: str) -> Non
 
     command = _command(lang)
     with UnixReferee() as ref, grpc.insecure_channel(ref.address) as channel:
-        stub = pb_grpc.RefereeStub(channel)
+        stub = pb_grpc.RefereeServiceStub(channel)
         created = stub.CreateMatch(pb.CreateMatchRequest(
             variant="indian", seats=[pb.SeatSpec(name="python"), pb.SeatSpec(name=lang)], seed=f"uds-{lang}",
             max_hands=2, time_control=pb.TimeControl(per_move_ms=3000, connect_ms=30000)))
@@ -74,7 +74,7 @@ def test_one_seat_over_a_unix_socket_with_only_the_environment(lang: str) -> Non
         other_env = _env(RUMMY_REFEREE=f"unix://{ref.path}", RUMMY_MATCH=mid, RUMMY_SEAT_TOKEN=tokens[0])
         with _running(command, client_env) as client, \
                 _running([PY, "-m", "rummybot.bots.random_bot"], other_env) as other:
-            result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=120)
+            result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=120).result
             output, other_output = _finish(client), _finish(other)
     assert result.status == pb.MATCH_STATUS_FINISHED, (result, output[-3000:])
     assert not list(result.forfeited), (result.reason, output[-3000:], other_output[-3000:])
@@ -95,7 +95,7 @@ def test_a_bot_token_from_the_environment_over_a_unix_socket(lang: str) -> None:
     ref = UnixReferee().start()
     try:
         with grpc.insecure_channel(ref.address) as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = stub.CreateMatch(pb.CreateMatchRequest(
                 variant="indian", seats=[pb.SeatSpec(name=lang, bot_token=SECRET), pb.SeatSpec(name="python")],
                 seed=f"uds-bot-{lang}", max_hands=2, time_control=pb.TimeControl(per_move_ms=3000, connect_ms=30000)))
@@ -103,7 +103,7 @@ def test_a_bot_token_from_the_environment_over_a_unix_socket(lang: str) -> None:
             other_env = _env(RUMMY_REFEREE=ref.address, RUMMY_MATCH=mid, RUMMY_SEAT_TOKEN=created.seat_tokens[1])
             with _running([*command, "--referee", f"unix://{ref.path}"], _env(RUMMY_BOT_TOKEN=SECRET)) as client, \
                     _running([PY, "-m", "rummybot.bots.random_bot"], other_env) as other:
-                result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=120)
+                result = stub.GetResult(pb.GetResultRequest(match_id=mid, wait=True), timeout=120).result
                 _finish(other)
                 ref.stop()
                 output = _finish(client)  # the Python SDK tries to rejoin for ~9 s before it gives up

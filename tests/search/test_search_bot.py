@@ -32,7 +32,7 @@ def test_the_sampling_bot_plays_a_match_through_the_search_service(variant: str)
     """Samples and simulations over gRPC at its decisions; every answer accepted; the match ends."""
     with EmbeddedReferee(default_time=TimeControl(per_move_ms=20000, grace_ms=2000, connect_ms=10000)) as ref:
         with grpc.insecure_channel(ref.address) as ch:
-            m = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+            m = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
                 variant=variant, seats=[pb.SeatSpec(name="sampling"), pb.SeatSpec(name="greedy")], seed="bot-test",
                 max_hands=1))
         bot = Counted(samples=2, depth=4, budget_s=0.5, seed=1)

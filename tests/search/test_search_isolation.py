@@ -49,8 +49,8 @@ class Table:
     def __init__(self, ref: EmbeddedReferee) -> None:
         self.ref = ref
         self.channel = grpc.insecure_channel(ref.address)
-        self.referee = pb_grpc.RefereeStub(self.channel)
-        self.search = spb_grpc.SearchStub(self.channel)
+        self.referee = pb_grpc.RefereeServiceStub(self.channel)
+        self.search = spb_grpc.SearchServiceStub(self.channel)
         self.m1 = self.create(["bot-a", "bot-b"])
         self.m2 = self.create(["", ""])
         self.m3 = self.create(["bot-c", ""])
@@ -156,7 +156,7 @@ def test_a_live_seat_s_legal_actions_follow_the_match_at_every_decision(table: T
 
         def decide(self, view, legal, request):  # type: ignore[no-untyped-def]
             with grpc.insecure_channel(table.ref.address) as ch:
-                stub = spb_grpc.SearchStub(ch)
+                stub = spb_grpc.SearchServiceStub(ch)
                 for _ in range(2):
                     pos = stub.LegalActions(spb.LegalActionsRequest(seat=table.cred(m, m.seat_tokens[0]))).position
                     assert [protocodec.action_from_pb(a) for a in pos.legal_actions] == list(legal)
@@ -207,10 +207,13 @@ def test_malformed_state_tokens_seeds_and_requests_are_invalid_argument(table: T
          grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEARCH_TOKEN"),
         (s.LegalActions, spb.LegalActionsRequest(token="rs2." + "A" * 20 + ".AAAA"), grpc.StatusCode.PERMISSION_DENIED,
          "BAD_SEARCH_TOKEN"),  # well formed, but an owner tag this server did not make
-        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(seed="r" * 129)),
+        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(policy=spb.ROLLOUT_POLICY_RANDOM, seed="r" * 129)),
          grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_LENGTH"),
         (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(policy=99)), grpc.StatusCode.INVALID_ARGUMENT,
          "BAD_POLICY"),
+        # a rollout given but its policy left unset (ROLLOUT_POLICY_UNSPECIFIED) is refused, not read as none
+        (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(max_decisions=3)),
+         grpc.StatusCode.INVALID_ARGUMENT, "BAD_POLICY"),
         (s.Simulate, spb.SimulateRequest(token=token, rollout=spb.Rollout(max_decisions=5001)),
          grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_ROLLOUT"),
         (s.SampleDeals, spb.SampleDealsRequest(seat=table.cred(table.m1, "bot-a"), n=1, seed="s" * 129),
@@ -415,8 +418,8 @@ from rummy.referee.v1 import referee_pb2 as pb, referee_pb2_grpc as pb_grpc
 from rummy.search.v1 import search_pb2 as spb, search_pb2_grpc as spb_grpc
 with EmbeddedReferee() as ref:  # its loop on a background thread, the workers in their own processes
     with grpc.insecure_channel(ref.address) as ch:
-        m = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(variant="500-rum", seats=[pb.SeatSpec(), pb.SeatSpec()]))
-        search = spb_grpc.SearchStub(ch)
+        m = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(variant="500-rum", seats=[pb.SeatSpec(), pb.SeatSpec()]))
+        search = spb_grpc.SearchServiceStub(ch)
         cred = pb.SeatCredential(match_id=m.match_id, token=m.seat_tokens[0])
         token = search.SampleDeals(spb.SampleDealsRequest(seat=cred, n=2)).samples[0].token
         sim = search.Simulate(spb.SimulateRequest(token=token, rollout=spb.Rollout(policy=spb.ROLLOUT_POLICY_GREEDY)))

@@ -152,7 +152,7 @@ class Prober(Bot):
         truth_hands = copy.deepcopy(st.hands)
         truth_stock = list(st.stock)
         with grpc.insecure_channel(self.ref.address) as ch:
-            stub = spb_grpc.SearchStub(ch)
+            stub = spb_grpc.SearchServiceStub(ch)
             cred = pb.SeatCredential(match_id=self.match_id, token=self.token)
             resp = stub.SampleDeals(spb.SampleDealsRequest(seat=cred, n=64, seed="probe"))
             assert len(resp.samples) == 64 and resp.seat == 0
@@ -193,7 +193,7 @@ class Prober(Bot):
             self.refusals(stub, token, cred)
             self.no_token_plays(ch, token)
 
-    def refusals(self, stub: spb_grpc.SearchStub, token: str, cred: pb.SeatCredential) -> None:
+    def refusals(self, stub: spb_grpc.SearchServiceStub, token: str, cred: pb.SeatCredential) -> None:
         def code(call, request):  # type: ignore[no-untyped-def]
             with pytest.raises(grpc.RpcError) as err:
                 call(request)
@@ -220,8 +220,8 @@ class Prober(Bot):
 
     def no_token_plays(self, ch: grpc.Channel, token: str) -> None:
         """A state token is no seat token: live matches never accept one."""
-        stub = pb_grpc.RefereeStub(ch)
-        join = pb.PlayerMessage(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=token[:100])))
+        stub = pb_grpc.RefereeServiceStub(ch)
+        join = pb.PlayRequest(join=pb.Join(seat=pb.SeatCredential(match_id=self.match_id, token=token[:100])))
         with pytest.raises(grpc.RpcError) as err:
             list(stub.Play(iter([join])))
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
@@ -230,7 +230,7 @@ class Prober(Bot):
 def test_no_sample_token_or_simulation_reveals_a_live_matchs_hidden_cards(referee: EmbeddedReferee) -> None:
     """Checked from inside a live Indian match at seat 0's fourth decision (see ``Prober``)."""
     with grpc.insecure_channel(referee.address) as ch:
-        m = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+        m = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
             variant="indian", seats=[pb.SeatSpec(name="prober"), pb.SeatSpec(name="greedy")], seed=SEED, max_hands=1))
     prober = Prober(referee, m.match_id, m.seat_tokens[0], m.seat_tokens[1])
 
@@ -247,7 +247,7 @@ def test_no_sample_token_or_simulation_reveals_a_live_matchs_hidden_cards(refere
 def test_the_python_client_wraps_every_call(referee: EmbeddedReferee) -> None:
     """SampleDeals, Simulate (a greedy rollout to the end of the hand) and LegalActions through rummybot.search."""
     with grpc.insecure_channel(referee.address) as ch:
-        m = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+        m = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
             variant="500-rum", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")], seed="client", max_hands=1))
     with SearchClient(referee.address, token=m.seat_tokens[0]) as search:  # the dealer: seat 1 plays first
         samples = search.sample_deals(m.match_id, n=4, seed="s")
@@ -264,7 +264,7 @@ def test_the_python_client_wraps_every_call(referee: EmbeddedReferee) -> None:
 def test_the_node_client_talks_to_the_real_service(referee: EmbeddedReferee) -> None:
     """The TypeScript SDK's Search wrapper against this referee: samples, a rollout, its points."""
     with grpc.insecure_channel(referee.address) as ch:
-        m = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+        m = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
             variant="indian", seats=[pb.SeatSpec(name="a"), pb.SeatSpec(name="b")], seed="node", max_hands=1))
     script = f"""
 const {{ Search, points }} = require({json.dumps(str(ROOT / "clients/node/dist/src"))});

@@ -174,10 +174,10 @@ class Hostile(PolicyBot):
 def _join(referee: str, tok: str) -> str:
     """Join with ``tok`` and say whether the referee seated this stream (the token on stdin, not the command line)."""
     with grpc.insecure_channel(referee) as ch:
-        stub = pb_grpc.RefereeStub(ch)  # type: ignore[no-untyped-call]
-        join = pb.PlayerMessage(join=pb.Join(bot_token=tok, bot_name="hostile", sdk="hostile/0"))
+        stub = pb_grpc.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
+        join = pb.PlayRequest(join=pb.Join(bot_token=tok, bot_name="hostile", sdk="hostile/0"))
 
-        def requests() -> Iterator[pb.PlayerMessage]:
+        def requests() -> Iterator[pb.PlayRequest]:
             yield join
             time.sleep(1.5)
 

@@ -162,7 +162,7 @@ def play_slowly(address, variant, seconds_per_move=0.05):
 
     with grpc.insecure_channel(address) as ch:
         grpc.channel_ready_future(ch).result(timeout=10)
-        created = pb_grpc.RefereeStub(ch).CreateMatch(pb.CreateMatchRequest(
+        created = pb_grpc.RefereeServiceStub(ch).CreateMatch(pb.CreateMatchRequest(
             variant=variant, seats=[pb.SeatSpec(name="north"), pb.SeatSpec(name="south")], seed="live", max_hands=1))
 
     async def both():

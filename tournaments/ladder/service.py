@@ -314,7 +314,7 @@ class LadderService:
             known = self.referee.bot_token_known
             setattr(self.referee, "bot_token_known", lambda token: self.registry.check(token) or known(token))  # noqa: B010
             channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=_admin_interceptors(self._admin))
-            self.stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+            self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
             runner = None
             try:
                 if cfg.web:

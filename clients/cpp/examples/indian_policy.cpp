@@ -15,21 +15,26 @@ bool is_high(int rank) {
   return rank == pb::RANK_ACE || rank == pb::RANK_JACK || rank == pb::RANK_QUEEN || rank == pb::RANK_KING;
 }
 
+/// A rank's place in the referee's card order: a printed joker (RANK_JOKER, 14 on the wire) first, as 0.
+int order_of(int rank) { return rank == pb::RANK_JOKER ? 0 : rank; }
+
 int points(const CardKey& card, const std::set<int>& wilds) {
-  if (wilds.count(card.first) > 0) return 0;
+  if (wilds.count(card.first) > 0 || card.first == pb::RANK_JOKER) return 0;
   return is_high(card.first) ? 10 : card.first;
 }
 
 /// Run positions: an ace is low (1) and high (14).
 std::vector<int> positions(const CardKey& card) {
   if (card.first == pb::RANK_ACE) return {1, 14};
-  return {card.first};
+  return {order_of(card.first)};
 }
 
 /// The card least worth keeping: lowest value, then most points, then lowest card.
 CardKey worst(const std::vector<CardKey>& hand, const std::set<int>& wilds) {
   const auto values = keep_values(hand, wilds);
-  const auto order = [&](const CardKey& c) { return std::make_tuple(values.at(c), -points(c, wilds), c); };
+  const auto order = [&](const CardKey& c) {
+    return std::make_tuple(values.at(c), -points(c, wilds), order_of(c.first), c.second);
+  };
   return *std::min_element(hand.begin(), hand.end(),
                            [&](const CardKey& a, const CardKey& b) { return order(a) < order(b); });
 }

@@ -14,7 +14,7 @@
 namespace rummybot {
 namespace {
 
-using Stream = grpc::ClientReaderWriter<pb::PlayerMessage, pb::RefereeMessage>;
+using Stream = grpc::ClientReaderWriter<pb::PlayRequest, pb::PlayResponse>;
 
 std::string env_or(const char* name, std::string fallback) {
   const char* value = std::getenv(name);
@@ -67,39 +67,39 @@ class Session {
       : bot_(bot), stream_(stream), only_match_(std::move(only_match)) {}
 
   /// Handles one referee message; false once the one match of seat mode has ended.
-  bool handle(const pb::RefereeMessage& message) {
+  bool handle(const pb::PlayResponse& message) {
     switch (message.body_case()) {
-      case pb::RefereeMessage::kWelcome:
+      case pb::PlayResponse::kWelcome:
         welcomed_ = true;
         break;
-      case pb::RefereeMessage::kSeated:
+      case pb::PlayResponse::kSeated:
         bot_.on_seated(message.seated());
         break;
-      case pb::RefereeMessage::kEvent:
+      case pb::PlayResponse::kEvent:
         bot_.on_event(message.event());
         break;
-      case pb::RefereeMessage::kDecision:
+      case pb::PlayResponse::kDecision:
         decide(message.decision());
         break;
-      case pb::RefereeMessage::kRejected:
+      case pb::PlayResponse::kRejected:
         rejected(message.rejected());
         break;
-      case pb::RefereeMessage::kAccepted: {
+      case pb::PlayResponse::kAccepted: {
         const auto& accepted = message.accepted();
         pending_[accepted.match_id()].erase(accepted.request_id());
         break;
       }
-      case pb::RefereeMessage::kHandResult:
+      case pb::PlayResponse::kHandResult:
         bot_.on_hand_result(message.hand_result());
         break;
-      case pb::RefereeMessage::kMatchResult: {
+      case pb::PlayResponse::kMatchResult: {
         const auto& result = message.match_result();
         pending_.erase(result.match_id());
         bot_.on_match_result(result);
         return only_match_.empty() || result.match_id() != only_match_;
       }
-      case pb::RefereeMessage::kBatch:  // only to a client whose Join set batch, which this SDK does not
-      case pb::RefereeMessage::BODY_NOT_SET:
+      case pb::PlayResponse::kBatch:  // only to a client whose Join set batch, which this SDK does not
+      case pb::PlayResponse::BODY_NOT_SET:
         break;
     }
     return true;
@@ -134,7 +134,7 @@ class Session {
   }
 
   void send(const Request& request, const pb::Action& action) {
-    pb::PlayerMessage message;
+    pb::PlayRequest message;
     auto* answer = message.mutable_action();
     answer->set_match_id(request.match_id);
     answer->set_request_id(request.request_id);
@@ -207,7 +207,7 @@ int run(Bot& bot, const Options& options) {
   if (!options.name.empty()) bot.set_name(options.name);
   if (options.seed) bot.set_seed(*options.seed);
 
-  pb::PlayerMessage hello;
+  pb::PlayRequest hello;
   pb::Join* join = hello.mutable_join();
   join->set_bot_name(bot.name());
   join->set_sdk(kSdkVersion);
@@ -223,13 +223,13 @@ int run(Bot& bot, const Options& options) {
     return 2;
   }
 
-  auto stub = pb::Referee::NewStub(grpc::CreateChannel(options.referee, grpc::InsecureChannelCredentials()));
+  auto stub = pb::RefereeService::NewStub(grpc::CreateChannel(options.referee, grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   std::unique_ptr<Stream> stream = stub->Play(&context);
   Session session(bot, *stream, one_seat ? options.match_id : std::string());
   bool match_over = false;
   if (stream->Write(hello)) {
-    pb::RefereeMessage message;
+    pb::PlayResponse message;
     while (stream->Read(&message)) {
       if (!session.handle(message)) {
         match_over = true;

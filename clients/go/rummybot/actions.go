@@ -52,7 +52,8 @@ func WithWilds(group *pb.Group, standsFor ...*pb.WildAssignment) *pb.Group {
 	return group
 }
 
-// WildAs says that the wild card wild stands for as (in a set, as may have Suit SUIT_NONE).
+// WildAs says that the wild card wild stands for as (in a set, as may have Suit SUIT_NONE: an unnamed suit; a suit
+// left unset, SUIT_UNSPECIFIED, is refused BAD_CARD).
 func WildAs(wild, as *pb.Card) *pb.WildAssignment {
 	return &pb.WildAssignment{Wild: wild, AsCard: as}
 }

@@ -21,7 +21,7 @@ func TestEveryActionKindHasABuilder(t *testing.T) {
 	}{
 		"draw_stock":    {DrawStock(), `{"drawStock":{}}`},
 		"take_discards": {TakeDiscards(1, h[0], h[1]), `{"takeDiscards":{"count":1,"meld":{"cards":[{"rank":"RANK_QUEEN","suit":"SUIT_SPADES"},{"rank":"RANK_QUEEN","suit":"SUIT_DIAMONDS"}]}}}`},
-		"meld":          {Meld(WithWilds(Group(h[0], h[1], h[2]), WildAs(h[2], &pb.Card{Rank: pb.Rank_RANK_QUEEN}))), `{"meld":{"groups":[{"cards":[{"rank":"RANK_QUEEN","suit":"SUIT_SPADES"},{"rank":"RANK_QUEEN","suit":"SUIT_DIAMONDS"},{"rank":"RANK_TWO","suit":"SUIT_CLUBS"}],"standsFor":[{"wild":{"rank":"RANK_TWO","suit":"SUIT_CLUBS"},"asCard":{"rank":"RANK_QUEEN"}}]}]}}`},
+		"meld":          {Meld(WithWilds(Group(h[0], h[1], h[2]), WildAs(h[2], &pb.Card{Rank: pb.Rank_RANK_QUEEN, Suit: pb.Suit_SUIT_NONE}))), `{"meld":{"groups":[{"cards":[{"rank":"RANK_QUEEN","suit":"SUIT_SPADES"},{"rank":"RANK_QUEEN","suit":"SUIT_DIAMONDS"},{"rank":"RANK_TWO","suit":"SUIT_CLUBS"}],"standsFor":[{"wild":{"rank":"RANK_TWO","suit":"SUIT_CLUBS"},"asCard":{"rank":"RANK_QUEEN","suit":"SUIT_NONE"}}]}]}}`},
 		"lay_off":       {LayOff(3, h[3]), `{"layOff":{"meldId":3,"cards":[{"rank":"RANK_SEVEN","suit":"SUIT_HEARTS"}]}}`},
 		"exchange_wild": {ExchangeWild(2, h[3], h[2]), `{"exchangeWild":{"meldId":2,"natural":{"rank":"RANK_SEVEN","suit":"SUIT_HEARTS"},"wild":{"rank":"RANK_TWO","suit":"SUIT_CLUBS"}}}`},
 		"discard":       {Discard(h[3]), `{"discard":{"card":{"rank":"RANK_SEVEN","suit":"SUIT_HEARTS"}}}`},
@@ -108,11 +108,11 @@ func (b *deadlineBot) Decide(ctx context.Context, view *pb.SeatView, legal []*pb
 }
 
 func TestDecideIsGivenTheDecisionsDeadline(t *testing.T) {
-	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m", RequestId: 1, TimeLeftMs: 1500,
+	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_Decision{Decision: &pb.DecisionRequest{MatchId: "m", RequestId: 1, TimeLeftMs: 1500,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
-		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m"}}},
+		{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m"}}},
 	}}
 	address := serveScripted(t, ref)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -10,10 +10,11 @@ import (
 // RankJoker is the text of a printed joker; every other card is written rank then suit.
 const RankJoker = "JK"
 
-// Rank letters in the text notation, indexed by the wire's Rank value (RANK_JOKER = 0 has none).
+// Rank letters in the text notation, indexed by the wire's Rank value (RANK_UNSPECIFIED = 0 has none; RANK_JOKER = 14
+// is written JK).
 const rankLetters = "?A23456789TJQK"
 
-// Suit letters, indexed by the wire's Suit value (SUIT_NONE = 0 has none).
+// Suit letters, indexed by the wire's Suit value (SUIT_UNSPECIFIED = 0 and SUIT_NONE = 5, a joker's, have none).
 const suitLetters = "?SHDC"
 
 // CardText writes a card in the text notation used by logs, records and the CLI: "QS", "TH", "2C", "JK".

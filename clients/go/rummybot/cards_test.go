@@ -7,7 +7,7 @@ import (
 )
 
 func TestCardTextRoundTrip(t *testing.T) {
-	cards := []*pb.Card{{Rank: pb.Rank_RANK_JOKER}}
+	cards := []*pb.Card{{Rank: pb.Rank_RANK_JOKER, Suit: pb.Suit_SUIT_NONE}}
 	for suit := pb.Suit_SUIT_SPADES; suit <= pb.Suit_SUIT_CLUBS; suit++ {
 		for rank := pb.Rank_RANK_ACE; rank <= pb.Rank_RANK_KING; rank++ {
 			cards = append(cards, &pb.Card{Rank: rank, Suit: suit})

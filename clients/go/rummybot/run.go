@@ -70,12 +70,12 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream on every return
-	stream, err := pb.NewRefereeClient(conn).Play(ctx)
+	stream, err := pb.NewRefereeServiceClient(conn).Play(ctx)
 	if err != nil {
 		return nil, unreachable(ctx, opts.Referee, err)
 	}
 	// A failed Send is io.EOF; the next Recv says why the stream ended.
-	_ = stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Join{Join: join}})
+	_ = stream.Send(&pb.PlayRequest{Body: &pb.PlayRequest_Join{Join: join}})
 	s := session{ctx: ctx, bot: bot, hooks: hooks(bot), stream: stream, pending: map[string]Request{}}
 	for received := false; ; received = true {
 		msg, err := stream.Recv()
@@ -110,11 +110,11 @@ func unreachable(ctx context.Context, address string, err error) error {
 }
 
 // unbatch takes a Batch (sent because the Join asked for batches) apart into its messages, in order.
-func unbatch(msg *pb.RefereeMessage) []*pb.RefereeMessage {
-	if b, ok := msg.GetBody().(*pb.RefereeMessage_Batch); ok {
+func unbatch(msg *pb.PlayResponse) []*pb.PlayResponse {
+	if b, ok := msg.GetBody().(*pb.PlayResponse_Batch); ok {
 		return b.Batch.GetMessages()
 	}
-	return []*pb.RefereeMessage{msg}
+	return []*pb.PlayResponse{msg}
 }
 
 // session is the state of one Play stream: the open decision of each match, keyed by match id, so that a
@@ -123,15 +123,15 @@ type session struct {
 	ctx     context.Context // the stream's: done when the bot is stopped
 	bot     Bot
 	hooks   any // where the optional hooks are looked for (the bot, or the SimpleBot it wraps)
-	stream  pb.Referee_PlayClient
+	stream  pb.RefereeService_PlayClient
 	pending map[string]Request
 	results []*pb.MatchResult
 }
 
 // handle reacts to one referee message; it returns the match result when the message is one.
-func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
+func (s *session) handle(msg *pb.PlayResponse) (*pb.MatchResult, error) {
 	switch body := msg.GetBody().(type) {
-	case *pb.RefereeMessage_Decision:
+	case *pb.PlayResponse_Decision:
 		req := newRequest(body.Decision)
 		s.pending[req.MatchID] = req
 		ctx, cancel := context.WithCancel(s.ctx)
@@ -141,7 +141,7 @@ func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
 		action := s.bot.Decide(ctx, req.Decision.GetView(), req.Decision.GetLegalActions(), req)
 		cancel()
 		return nil, s.answer(req, action)
-	case *pb.RefereeMessage_Rejected:
+	case *pb.PlayResponse_Rejected:
 		r := body.Rejected
 		req, ok := s.pending[r.GetMatchId()]
 		if !ok || req.RequestID != r.GetRequestId() {
@@ -151,23 +151,23 @@ func (s *session) handle(msg *pb.RefereeMessage) (*pb.MatchResult, error) {
 			return nil, s.answer(req, hook.OnRejected(r.GetCode(), r.GetMessage(), req))
 		}
 		ReportRejection(r.GetCode(), r.GetMessage())
-	case *pb.RefereeMessage_Accepted:
+	case *pb.PlayResponse_Accepted:
 		if req, ok := s.pending[body.Accepted.GetMatchId()]; ok && req.RequestID == body.Accepted.GetRequestId() {
 			delete(s.pending, req.MatchID)
 		}
-	case *pb.RefereeMessage_Seated:
+	case *pb.PlayResponse_Seated:
 		if hook, ok := s.hooks.(SeatedHook); ok {
 			hook.OnSeated(body.Seated)
 		}
-	case *pb.RefereeMessage_Event:
+	case *pb.PlayResponse_Event:
 		if hook, ok := s.hooks.(EventHook); ok {
 			hook.OnEvent(body.Event)
 		}
-	case *pb.RefereeMessage_HandResult:
+	case *pb.PlayResponse_HandResult:
 		if hook, ok := s.hooks.(HandResultHook); ok {
 			hook.OnHandResult(body.HandResult)
 		}
-	case *pb.RefereeMessage_MatchResult:
+	case *pb.PlayResponse_MatchResult:
 		result := body.MatchResult
 		delete(s.pending, result.GetMatchId())
 		s.results = append(s.results, result)
@@ -184,7 +184,7 @@ func (s *session) answer(req Request, action *pb.Action) error {
 	if action == nil {
 		return nil
 	}
-	return s.stream.Send(&pb.PlayerMessage{Body: &pb.PlayerMessage_Action{Action: &pb.ActionMessage{
+	return s.stream.Send(&pb.PlayRequest{Body: &pb.PlayRequest_Action{Action: &pb.ActionMessage{
 		MatchId: req.MatchID, RequestId: req.RequestID, Action: action,
 	}}})
 }

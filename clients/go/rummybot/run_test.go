@@ -18,15 +18,15 @@ import (
 
 // scriptedReferee sends its script after the Join, then records what the bot sends until it closes the stream.
 type scriptedReferee struct {
-	pb.UnimplementedRefereeServer
-	script   []*pb.RefereeMessage
-	received chan []*pb.PlayerMessage
+	pb.UnimplementedRefereeServiceServer
+	script   []*pb.PlayResponse
+	received chan []*pb.PlayRequest
 	// waitAfterBatch: a batch holding a decision is answered before the script goes on, as for a decision
 	waitAfterBatch bool
 }
 
-func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
-	var got []*pb.PlayerMessage
+func (r *scriptedReferee) Play(stream pb.RefereeService_PlayServer) error {
+	var got []*pb.PlayRequest
 	join, err := stream.Recv()
 	if err != nil {
 		return err
@@ -36,10 +36,10 @@ func (r *scriptedReferee) Play(stream pb.Referee_PlayServer) error {
 		if err := stream.Send(msg); err != nil {
 			return err
 		}
-		_, asks := msg.GetBody().(*pb.RefereeMessage_Decision)
-		if b, ok := msg.GetBody().(*pb.RefereeMessage_Batch); ok && r.waitAfterBatch {
+		_, asks := msg.GetBody().(*pb.PlayResponse_Decision)
+		if b, ok := msg.GetBody().(*pb.PlayResponse_Batch); ok && r.waitAfterBatch {
 			last := b.Batch.GetMessages()[len(b.Batch.GetMessages())-1]
-			_, asks = last.GetBody().(*pb.RefereeMessage_Decision)
+			_, asks = last.GetBody().(*pb.PlayResponse_Decision)
 		}
 		if asks { // wait for the answer, as the referee does
 			answer, err := stream.Recv()
@@ -69,14 +69,14 @@ func (b *firstLegal) OnSeated(s *pb.Seated) { b.seated = append(b.seated, s.GetM
 // In seat mode the SDK joins with the seat credential, echoes request ids, sends nothing after a rejection
 // unless the bot asks to, and returns after the match's result.
 func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
-	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
-		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
+	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_Seated{Seated: &pb.Seated{MatchId: "m1", Variant: "indian", Seats: 2}}},
+		{Body: &pb.PlayResponse_Decision{Decision: &pb.DecisionRequest{MatchId: "m1", RequestId: 7,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
-		{Body: &pb.RefereeMessage_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
+		{Body: &pb.PlayResponse_Rejected{Rejected: &pb.ActionRejected{MatchId: "m1", RequestId: 7,
 			Code: "TEST_CODE", Message: "a scripted rejection"}}},
-		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
+		{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m1",
 			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 	}}
 	got := playSeat(t, ref, "m1")
@@ -96,17 +96,17 @@ func TestSeatModeAnswersAndLeavesRejectionsToTheBot(t *testing.T) {
 // The SDK asks for batches and takes one apart in order: the seating, the request (answered) and the result
 // sent as one message are handled as if sent one by one.
 func TestABatchIsTakenApartInOrder(t *testing.T) {
-	inner := []*pb.RefereeMessage{
-		{Body: &pb.RefereeMessage_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
-		{Body: &pb.RefereeMessage_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
+	inner := []*pb.PlayResponse{
+		{Body: &pb.PlayResponse_Seated{Seated: &pb.Seated{MatchId: "m2", Variant: "indian", Seats: 2}}},
+		{Body: &pb.PlayResponse_Decision{Decision: &pb.DecisionRequest{MatchId: "m2", RequestId: 3,
 			Phase: pb.Phase_PHASE_DRAW, View: &pb.SeatView{Variant: "indian"}, LegalActions: []*pb.Action{DrawStock()}}}},
 	}
-	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 1), script: []*pb.RefereeMessage{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: inner}}},
-		{Body: &pb.RefereeMessage_Batch{Batch: &pb.Batch{Messages: []*pb.RefereeMessage{
-			{Body: &pb.RefereeMessage_Accepted{Accepted: &pb.ActionAccepted{MatchId: "m2", RequestId: 3}}},
-			{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m2",
+	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 1), script: []*pb.PlayResponse{
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_Batch{Batch: &pb.Batch{Messages: inner}}},
+		{Body: &pb.PlayResponse_Batch{Batch: &pb.Batch{Messages: []*pb.PlayResponse{
+			{Body: &pb.PlayResponse_Accepted{Accepted: &pb.ActionAccepted{MatchId: "m2", RequestId: 3}}},
+			{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m2",
 				Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 		}}}},
 	}}
@@ -125,7 +125,7 @@ func serveScripted(t *testing.T, ref *scriptedReferee) string {
 		t.Fatal(err)
 	}
 	server := grpc.NewServer()
-	pb.RegisterRefereeServer(server, ref)
+	pb.RegisterRefereeServiceServer(server, ref)
 	go server.Serve(lis)
 	t.Cleanup(server.Stop)
 	return lis.Addr().String()
@@ -133,7 +133,7 @@ func serveScripted(t *testing.T, ref *scriptedReferee) string {
 
 // playSeat runs the SDK in seat mode against ref until its one match ends, checks that it was seated once and
 // returned that match's result, and gives what ref received.
-func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayerMessage {
+func playSeat(t *testing.T, ref *scriptedReferee, matchID string) []*pb.PlayRequest {
 	t.Helper()
 	address := serveScripted(t, ref)
 
@@ -162,13 +162,13 @@ func TestAUnixSocketAddressIsDialed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := &scriptedReferee{received: make(chan []*pb.PlayerMessage, 2), script: []*pb.RefereeMessage{
-		{Body: &pb.RefereeMessage_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
-		{Body: &pb.RefereeMessage_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m3",
+	ref := &scriptedReferee{received: make(chan []*pb.PlayRequest, 2), script: []*pb.PlayResponse{
+		{Body: &pb.PlayResponse_Welcome{Welcome: &pb.Welcome{BotName: "tester"}}},
+		{Body: &pb.PlayResponse_MatchResult{MatchResult: &pb.MatchResult{MatchId: "m3",
 			Status: pb.MatchStatus_MATCH_STATUS_FINISHED}}},
 	}}
 	server := grpc.NewServer()
-	pb.RegisterRefereeServer(server, ref)
+	pb.RegisterRefereeServiceServer(server, ref)
 	go server.Serve(lis)
 	defer server.Stop()
 	for _, address := range []string{"unix:" + path, "unix://" + path} {

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import type { ProtoGrpcType } from "./generated/referee";
-import type { RefereeClient } from "./generated/rummy/referee/v1/Referee";
+import type { RefereeServiceClient } from "./generated/rummy/referee/v1/RefereeService";
 
 /**
  * The wire contract's folder: the copy the build puts beside the compiled SDK (dist/protos), so the package needs
@@ -40,11 +40,11 @@ export function refereePackage(): ProtoGrpcType["rummy"]["referee"]["v1"] {
 }
 
 /** A plaintext client for the Referee service at HOST:PORT. */
-export function refereeClient(address: string): RefereeClient {
-  return new (refereePackage().Referee)(address, grpc.credentials.createInsecure());
+export function refereeClient(address: string): RefereeServiceClient {
+  return new (refereePackage().RefereeService)(address, grpc.credentials.createInsecure());
 }
 
-export type { RefereeClient };
+export type { RefereeServiceClient };
 export type { Action__Output as Action } from "./generated/rummy/referee/v1/Action";
 export type { ActionRejected__Output as ActionRejected } from "./generated/rummy/referee/v1/ActionRejected";
 export type { Card__Output as Card } from "./generated/rummy/referee/v1/Card";
@@ -54,8 +54,8 @@ export type { HandResult__Output as HandResult } from "./generated/rummy/referee
 export type { Join } from "./generated/rummy/referee/v1/Join";
 export type { MatchEvent__Output as MatchEvent } from "./generated/rummy/referee/v1/MatchEvent";
 export type { MatchResult__Output as MatchResult } from "./generated/rummy/referee/v1/MatchResult";
-export type { PlayerMessage } from "./generated/rummy/referee/v1/PlayerMessage";
-export type { RefereeMessage__Output as RefereeMessage } from "./generated/rummy/referee/v1/RefereeMessage";
+export type { PlayRequest } from "./generated/rummy/referee/v1/PlayRequest";
+export type { PlayResponse__Output as PlayResponse } from "./generated/rummy/referee/v1/PlayResponse";
 export type { SeatView__Output as SeatView } from "./generated/rummy/referee/v1/SeatView";
 export type { Seated__Output as Seated } from "./generated/rummy/referee/v1/Seated";
 export type { TableMeld__Output as TableMeld } from "./generated/rummy/referee/v1/TableMeld";

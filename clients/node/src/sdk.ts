@@ -17,7 +17,7 @@ import {
   type Join,
   type MatchEvent,
   type MatchResult,
-  type RefereeMessage,
+  type PlayResponse,
   type SeatView,
   type Seated,
 } from "./protocol";
@@ -101,7 +101,7 @@ export function describeResult(result: MatchResult): string {
 }
 
 function joinMessage(bot: Bot, options: RunOptions): Join {
-  // batch: the referee may send what it has ready as one RefereeMessage.batch (taken apart in `run`)
+  // batch: the referee may send what it has ready as one PlayResponse.batch (taken apart in `run`)
   const named = { bot_name: options.botName ?? bot.name ?? "node-bot", sdk: SDK_VERSION, batch: true };
   if (options.botToken) return { ...named, bot_token: options.botToken };
   if (options.matchId && options.token) return { ...named, seat: { match_id: options.matchId, token: options.token } };
@@ -125,7 +125,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
     call.write({ action: { match_id: request.match_id, request_id: request.request_id, action } });
   };
 
-  const handle = async (msg: RefereeMessage): Promise<boolean> => {
+  const handle = async (msg: PlayResponse): Promise<boolean> => {
     switch (msg.body) {
       case "seated":
         bot.onSeated?.(msg.seated!);
@@ -188,7 +188,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       if (error) reject(error);
       else resolve(results);
     };
-    call.on("data", (message: RefereeMessage) => {
+    call.on("data", (message: PlayResponse) => {
       received = true;
       const messages = message.body === "batch" ? message.batch!.messages : [message];
       for (const msg of messages) {

@@ -1,5 +1,5 @@
 /**
- * The referee's search service (rummy.search.v1.Search) for Node bots: deals consistent with what a seat has
+ * The referee's search service (rummy.search.v1.SearchService) for Node bots: deals consistent with what a seat has
  * seen, and the referee's own rules as a forward model.
  *
  *   const search = new Search("127.0.0.1:50051", token);        // the seat token, or the bot token
@@ -16,7 +16,7 @@ import * as protoLoader from "@grpc/proto-loader";
 import { LOADER_OPTIONS } from "./protocol";
 import type { Action } from "./protocol";
 import type { ProtoGrpcType } from "./generated/search";
-import type { SearchClient as SearchServiceClient } from "./generated/rummy/search/v1/Search";
+import type { SearchServiceClient } from "./generated/rummy/search/v1/SearchService";
 import type { SampleDealsResponse__Output as SampleDealsResponse } from "./generated/rummy/search/v1/SampleDealsResponse";
 import type { SimulateResponse__Output as SimulateResponse } from "./generated/rummy/search/v1/SimulateResponse";
 import type { Position__Output as Position } from "./generated/rummy/search/v1/Position";
@@ -50,7 +50,7 @@ export function searchPackage(): ProtoGrpcType["rummy"]["search"]["v1"] {
 
 /** A plaintext client for the Search service at HOST:PORT. */
 export function searchClient(address: string): SearchServiceClient {
-  return new (searchPackage().Search)(address, grpc.credentials.createInsecure());
+  return new (searchPackage().SearchService)(address, grpc.credentials.createInsecure());
 }
 
 export interface SimulateOptions {

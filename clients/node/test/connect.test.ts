@@ -18,7 +18,7 @@ function tempDir(): string {
 async function fakeReferee(socket: string): Promise<{ joins: any[]; stop: () => void }> {
   const joins: any[] = [];
   const server = new grpc.Server();
-  server.addService(refereePackage().Referee.service, {
+  server.addService(refereePackage().RefereeService.service, {
     Play: (call: grpc.ServerDuplexStream<any, any>) => {
       call.once("data", (msg: any) => {
         joins.push(msg.join);

@@ -7,7 +7,7 @@ import { RolloutPolicy, Search, parseCards, points, searchPackage, type Action }
 async function fakeSearch(): Promise<{ address: string; seen: Record<string, unknown>[]; stop: () => void }> {
   const seen: Record<string, unknown>[] = [];
   const server = new grpc.Server();
-  server.addService(searchPackage().Search.service, {
+  server.addService(searchPackage().SearchService.service, {
     SampleDeals: (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
       seen.push({ call: "SampleDeals", ...call.request });
       if (call.request.seat.token !== "seat-secret") {

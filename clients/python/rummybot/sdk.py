@@ -41,7 +41,7 @@ __all__ = ["Bot", "Request", "RefereeUnreachable", "run_bot", "main", "parse_arg
 SDK_VERSION = "python/0.1.0"
 
 
-async def messages(call: AsyncIterator[pb.RefereeMessage]) -> AsyncIterator[pb.RefereeMessage]:
+async def messages(call: AsyncIterator[pb.PlayResponse]) -> AsyncIterator[pb.PlayResponse]:
     """A Play stream's messages one by one, a batch (``Join.batch``) taken apart in its order."""
     async for msg in call:
         if msg.WhichOneof("body") == "batch":
@@ -141,26 +141,26 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     name = getattr(bot, "name", "bot")
     results: list[pb.MatchResult] = []
     views: dict[tuple[str, int], tuple[SeatView, list[Action], Request]] = {}
-    answers: dict[tuple[str, int], pb.PlayerMessage] = {}  # sent, not yet accepted: sent again if asked again
+    answers: dict[tuple[str, int], pb.PlayRequest] = {}  # sent, not yet accepted: sent again if asked again
     deciding: dict[tuple[str, int], asyncio.Task[None]] = {}
     last_seq: dict[str, int] = {}
     seated: set[str] = set()
     finished: set[str] = set()
-    outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()  # the current stream's
+    outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()  # the current stream's
     attempts = 0  # joins in a row that failed
     welcomed = False  # a referee answered at least once: a later UNAVAILABLE means it went away
 
-    def join_message() -> pb.PlayerMessage:
+    def join_message() -> pb.PlayRequest:
         resume = [pb.ResumePoint(match_id=m, last_seq=last_seq.get(m, 0)) for m in sorted(seated - finished)]
         if bot_token:
             join = pb.Join(bot_token=bot_token, bot_name=name, sdk=SDK_VERSION, resume=resume, batch=True)
         else:
             join = pb.Join(seat=pb.SeatCredential(match_id=match_id or "", token=token or ""), bot_name=name,
                            sdk=SDK_VERSION, resume=resume, batch=True)
-        return pb.PlayerMessage(join=join)
+        return pb.PlayRequest(join=join)
 
     def send(request: Request, action: Action) -> None:
-        msg = pb.PlayerMessage(action=pb.ActionMessage(
+        msg = pb.PlayRequest(action=pb.ActionMessage(
             match_id=request.match_id, request_id=request.request_id, action=codec.action_to_pb(action)))
         answers[(request.match_id, request.request_id)] = msg
         outbox.put_nowait(msg)
@@ -183,9 +183,9 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
     async def play_stream(channel: grpc.aio.Channel) -> bool:
         """One Play stream; True when the bot is done (the referee closed the stream, or the matches are over)."""
         nonlocal attempts, welcomed
-        stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
+        stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
 
-        async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
+        async def outgoing() -> AsyncIterator[pb.PlayRequest]:
             q = outbox
             while (m := await q.get()) is not None:
                 yield m
@@ -281,8 +281,8 @@ async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredent
                         results: list[pb.MatchResult]) -> None:
     channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
     async with channel_cm as channel:
-        stub = pb_grpc.RefereeStub(channel)  # type: ignore[no-untyped-call]
-        result = await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=10)
+        stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        result = (await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=10)).result
     results.append(result)
     if hasattr(bot, "on_match_result"):
         bot.on_match_result(result)

@@ -107,7 +107,7 @@ def _position(p: spb.Position) -> Position:
 
 
 class SearchClient:
-    """A blocking client of ``rummy.search.v1.Search``; ``token`` is this seat's secret (its seat token, or the bot
+    """A blocking client of ``rummy.search.v1.SearchService``; ``token`` is this seat's secret (its seat token, or the bot
     token the seat was given to), sent with ``sample_deals`` and live ``legal_actions``."""
 
     def __init__(self, referee: str | grpc.Channel, token: str = "", credentials: grpc.ChannelCredentials | None = None,
@@ -117,7 +117,7 @@ class SearchClient:
             self._own = True
         else:
             self._channel, self._own = referee, False
-        self.stub = spb_grpc.SearchStub(self._channel)
+        self.stub = spb_grpc.SearchServiceStub(self._channel)
         self.token = token
         self.timeout_s = timeout_s
 

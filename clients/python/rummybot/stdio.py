@@ -11,7 +11,7 @@ exits 1 with one line naming the address.
 
 To the bot's stdin, one line per message: ``{"type": KIND, KIND: {...}}`` where KIND is ``welcome``,
 ``seated``, ``decision``, ``rejected``, ``accepted``, ``hand_result``, ``match_result`` (and ``event`` with
-``--events``) and the body is that RefereeMessage field in protobuf's JSON mapping (field names as in the
+``--events``) and the body is that PlayResponse field in protobuf's JSON mapping (field names as in the
 proto). From the bot's stdout, one line per answer: ``{"legal_index": K}`` (the K-th of the decision's
 ``legal_actions``) or ``{"action": {...}}`` (any Action in the same mapping), optionally naming
 ``request_id``; without it the oldest open decision is answered. An answer the referee refuses comes back as
@@ -51,8 +51,8 @@ SDK_VERSION = "stdio-bridge/0.2.0"
 _CONNECTION_FLAGS = ("--referee", "--bot-token", "--match", "--token")
 
 
-def to_line(msg: pb.RefereeMessage) -> dict[str, Any] | None:
-    """A RefereeMessage as one bridge line, or None for a kind bots are not sent."""
+def to_line(msg: pb.PlayResponse) -> dict[str, Any] | None:
+    """A PlayResponse as one bridge line, or None for a kind bots are not sent."""
     kind = msg.WhichOneof("body")
     if kind not in LINE_KINDS:
         return None
@@ -117,15 +117,15 @@ class Bridge:
         except OSError as exc:  # misspelled, missing, not executable: said in one line, naming it
             raise BotNotStarted(f"cannot start the bot {self.command[0]!r}: {exc.strerror or exc}") from exc
         assert child.stdin is not None and child.stdout is not None
-        outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
-        outbox.put_nowait(pb.PlayerMessage(join=join))
+        outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        outbox.put_nowait(pb.PlayRequest(join=join))
 
-        async def outgoing() -> AsyncIterator[pb.PlayerMessage]:
+        async def outgoing() -> AsyncIterator[pb.PlayRequest]:
             while (m := await outbox.get()) is not None:
                 yield m
 
         async with grpc.aio.insecure_channel(referee) as channel:
-            call = pb_grpc.RefereeStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
+            call = pb_grpc.RefereeServiceStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
             reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
             referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
             # SIGTERM (how the tournament runner stops its bots) ends the session as the referee's end would, so
@@ -197,7 +197,7 @@ class Bridge:
                 return
 
     async def _read_answers(self, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter,
-                            outbox: asyncio.Queue[pb.PlayerMessage | None]) -> None:
+                            outbox: asyncio.Queue[pb.PlayRequest | None]) -> None:
         """Bot -> referee: each line answers a decision; what cannot be read is refused back to the bot."""
         while line := await stdout.readline():
             if not line.strip():
@@ -223,7 +223,7 @@ class Bridge:
                     "message": f"the bridge could not use this answer: {exc} (line: {line[:120].decode(errors='replace').strip()})"}})
                 continue
             target.answered = True
-            outbox.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+            outbox.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                 match_id=target.request.match_id, request_id=target.request.request_id, action=action)))
 
     def _target(self, answer: dict[str, Any]) -> _Open | None:

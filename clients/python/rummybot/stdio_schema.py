@@ -1,6 +1,6 @@
 """The JSON Schema of the stdio bridge's lines, generated from the proto's descriptors (one source of truth).
 
-Each line the bridge writes is ``{"type": KIND, KIND: <the RefereeMessage field in protobuf's JSON mapping>}``;
+Each line the bridge writes is ``{"type": KIND, KIND: <the PlayResponse field in protobuf's JSON mapping>}``;
 each line a bot writes is ``{"legal_index": K}`` or ``{"action": <Action in protobuf's JSON mapping>}``.
 ``python -m rummybot.stdio_schema`` prints the schema (committed as ``clients/stdio/schema.json``).
 """
@@ -16,7 +16,7 @@ from rummy.referee.v1 import referee_pb2 as pb
 
 __all__ = ["LINE_KINDS", "schema", "main"]
 
-# the RefereeMessage fields a bot is sent, in the order a match produces them
+# the PlayResponse fields a bot is sent, in the order a match produces them
 LINE_KINDS = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result")
 
 _INT64 = {FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
@@ -48,8 +48,15 @@ def _scalar(field: FieldDescriptor, defs: dict[str, Any]) -> dict[str, Any]:
     return {"type": "string"}
 
 
+# A card names both its rank and its suit: the referee refuses one with either unset (BAD_CARD), and never sends one,
+# so the schema has neither RANK_UNSPECIFIED nor SUIT_UNSPECIFIED and requires both fields of a Card.
+_NO_UNSPECIFIED = {"Rank", "Suit"}
+_REQUIRED = {"Card": ["rank", "suit"]}
+
+
 def _enum(enum: EnumDescriptor, defs: dict[str, Any]) -> None:
-    defs.setdefault(enum.name, {"enum": [v.name for v in enum.values]})
+    values = [v.name for v in enum.values if not (enum.name in _NO_UNSPECIFIED and v.number == 0)]
+    defs.setdefault(enum.name, {"enum": values})
 
 
 def _message(message: Descriptor, defs: dict[str, Any]) -> None:
@@ -57,6 +64,8 @@ def _message(message: Descriptor, defs: dict[str, Any]) -> None:
         return
     props: dict[str, Any] = {}
     defs[message.name] = {"type": "object", "properties": props, "additionalProperties": False}
+    if message.name in _REQUIRED:
+        defs[message.name]["required"] = _REQUIRED[message.name]
     for field in message.fields:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
@@ -70,10 +79,10 @@ def _message(message: Descriptor, defs: dict[str, Any]) -> None:
 def schema() -> dict[str, Any]:
     """The bridge's two line formats: ``bridge_line`` (to the bot) and ``bot_answer`` (from it)."""
     defs: dict[str, Any] = {}
-    referee_message = pb.RefereeMessage.DESCRIPTOR
+    play_response = pb.PlayResponse.DESCRIPTOR
     kinds = []
     for kind in LINE_KINDS:
-        field = referee_message.fields_by_name[kind]
+        field = play_response.fields_by_name[kind]
         _message(field.message_type, defs)
         kinds.append({"type": "object", "required": ["type", kind], "additionalProperties": False,
                       "properties": {"type": {"const": kind}, kind: _ref(field.message_type.name)}})

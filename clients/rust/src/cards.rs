@@ -31,8 +31,9 @@ impl Card {
 }
 
 /// Ranks compare in their wire order (`Rank::Two < Rank::Three`, `Rank::Ace` lowest of the naturals, `Rank::Joker`
-/// below all): `card.rank()` is the enum, so `card.rank() >= Rank::Ten` needs no cast. `number` is the rank as a
-/// count (ace 1, ten 10, king 13; joker 0), for arithmetic such as runs.
+/// above all: it is 14 on the wire, whose zero is `Rank::Unspecified`): `card.rank()` is the enum, so
+/// `card.rank() >= Rank::Ten` needs no cast. `number` is the rank as a count (ace 1, ten 10, king 13; joker 0), for
+/// arithmetic such as runs.
 ///
 /// ```
 /// use rummybot::{Action, Group, Rank, format_cards, parse_cards};
@@ -46,12 +47,16 @@ impl Card {
 /// ```
 impl Rank {
     pub fn number(self) -> i32 {
-        self as i32
+        if self == Rank::Joker { 0 } else { self as i32 }
     }
 
-    /// The rank whose `number` is `n` (0 to 13).
+    /// The rank whose `number` is `n` (0, a joker, to 13).
     pub fn from_number(n: i32) -> Option<Rank> {
-        Rank::try_from(n).ok()
+        match n {
+            0 => Some(Rank::Joker),
+            1..=13 => Rank::try_from(n).ok(),
+            _ => None,
+        }
     }
 }
 
@@ -142,11 +147,12 @@ mod tests {
     #[test]
     fn ranks_compare_without_casts() {
         let ten: Card = "TH".parse().unwrap();
-        assert!(Rank::Two < Rank::Three && Rank::Queen < Rank::King && Rank::Joker < Rank::Ace);
+        assert!(Rank::Two < Rank::Three && Rank::Queen < Rank::King && Rank::King < Rank::Joker);
         assert!(ten.rank() >= Rank::Ten && ten.rank() < Rank::Jack);
         assert_eq!((Rank::Ace.number(), Rank::King.number()), (1, 13));
         assert_eq!(Rank::from_number(12), Some(Rank::Queen));
         assert_eq!(Rank::from_number(14), None);
+        assert_eq!((Rank::Joker.number(), Rank::from_number(0)), (0, Some(Rank::Joker)));
         let mut hand = parse_cards("KS 2H TH AC").unwrap();
         hand.sort_by_key(|c| c.rank());
         assert_eq!(format_cards(&hand), "AC 2H TH KS");

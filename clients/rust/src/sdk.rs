@@ -13,11 +13,11 @@ use tonic::transport::{Channel, Endpoint, Uri};
 
 use crate::options::{Credential, Options, OptionsError};
 use crate::proto::join::Credential as JoinCredential;
-use crate::proto::player_message::Body as Outgoing;
-use crate::proto::referee_client::RefereeClient;
-use crate::proto::referee_message::Body as Incoming;
+use crate::proto::play_request::Body as Outgoing;
+use crate::proto::referee_service_client::RefereeServiceClient;
+use crate::proto::play_response::Body as Incoming;
 use crate::proto::{
-    Action, ActionMessage, DecisionRequest, HandResult, Join, MatchEvent, MatchResult, Phase, PlayerMessage,
+    Action, ActionMessage, DecisionRequest, HandResult, Join, MatchEvent, MatchResult, Phase, PlayRequest,
     SeatCredential, SeatView, Seated,
 };
 
@@ -159,11 +159,11 @@ pub async fn connect(address: &str) -> Result<Channel, Error> {
 /// results of the matches played. [`Error::Connect`] when no referee answers at `options.referee`.
 pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<MatchResult>, Error> {
     let channel = connect(&options.referee).await?;
-    let mut client = RefereeClient::new(channel);
+    let mut client = RefereeServiceClient::new(channel);
     let (outbox, outgoing) = mpsc::unbounded_channel();
     let send = |body: Outgoing| {
         // The receiver lives as long as the call; a send fails only once the stream is over.
-        let _ = outbox.send(PlayerMessage { body: Some(body) });
+        let _ = outbox.send(PlayRequest { body: Some(body) });
     };
     send(Outgoing::Join(join(options, bot.name())));
     let mut incoming = client.play(UnboundedReceiverStream::new(outgoing)).await?.into_inner();

@@ -22,10 +22,18 @@ type card struct {
 
 func cardOf(c *pb.Card) card { return card{c.GetRank(), c.GetSuit()} }
 
+// order is a rank's place in the Python Card's order: a printed joker (RANK_JOKER, 14 on the wire) first, as 0.
+func order(r pb.Rank) int {
+	if r == pb.Rank_RANK_JOKER {
+		return 0
+	}
+	return int(r)
+}
+
 // less orders cards by rank then suit, as the Python Card does, so ties break the same way.
 func (c card) less(o card) bool {
 	if c.rank != o.rank {
-		return c.rank < o.rank
+		return order(c.rank) < order(o.rank)
 	}
 	return c.suit < o.suit
 }
@@ -44,7 +52,7 @@ func wildsOf(view *pb.SeatView) wildSet {
 // points is the IND-3 count of a card left in hand: J, Q, K and A 10, number cards their value, wilds 0.
 func points(c card, wilds wildSet) int {
 	switch {
-	case wilds[c.rank]:
+	case wilds[c.rank] || c.rank == pb.Rank_RANK_JOKER:
 		return 0
 	case c.rank == pb.Rank_RANK_ACE || c.rank >= pb.Rank_RANK_JACK:
 		return 10
@@ -58,7 +66,7 @@ func positions(c card) []int {
 	if c.rank == pb.Rank_RANK_ACE {
 		return []int{1, 14}
 	}
-	return []int{int(c.rank)}
+	return []int{order(c.rank)}
 }
 
 // keepValues says how much each card of hand is worth keeping: wilds most, then cards of made pure sequences,

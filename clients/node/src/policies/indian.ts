@@ -15,14 +15,19 @@ const WILD = 1000; // a joker is never thrown
 
 type Wilds = ReadonlySet<number>;
 
+/** A rank's place in the referee's card order: a printed joker (RANK_JOKER, 14 on the wire) first, as 0. */
+function order(rank: number): number {
+  return rank === Rank.RANK_JOKER ? 0 : rank;
+}
+
 function points(card: Card, wilds: Wilds): number {
-  if (wilds.has(card.rank)) return 0;
+  if (wilds.has(card.rank) || card.rank === Rank.RANK_JOKER) return 0;
   return HIGH.has(card.rank) ? 10 : card.rank;
 }
 
 /** Run positions: an ace is both low (1) and high (14). */
 function positions(card: Card): number[] {
-  return card.rank === Rank.RANK_ACE ? [1, 14] : [card.rank];
+  return card.rank === Rank.RANK_ACE ? [1, 14] : [order(card.rank)];
 }
 
 function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
@@ -86,7 +91,7 @@ export function keepValues(hand: readonly Card[], wilds: Wilds): Map<string, num
 /** The card least worth keeping; ties go to the higher points, then the lower rank and suit. */
 function worst(hand: readonly Card[], wilds: Wilds): Card {
   const values = keepValues(hand, wilds);
-  const key = (c: Card): number[] => [values.get(cardText(c))!, -points(c, wilds), c.rank, c.suit];
+  const key = (c: Card): number[] => [values.get(cardText(c))!, -points(c, wilds), order(c.rank), c.suit];
   return hand.reduce((best, c) => {
     const [a, b] = [key(c), key(best)];
     const i = a.findIndex((x, j) => x !== b[j]);

@@ -118,22 +118,22 @@ async def _flood(bot: Misbehaving, referee: str, token: str | None, match: str |
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-    out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
+    out: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
     join = pb.Join(bot_token=token or "", bot_name=bot.name) if token else pb.Join(
         seat=pb.SeatCredential(match_id=match or "", token=seat_token or ""), bot_name=bot.name)
-    out.put_nowait(pb.PlayerMessage(join=join))
+    out.put_nowait(pb.PlayRequest(join=join))
 
     async def gen():  # type: ignore[no-untyped-def]
         while (m := await out.get()) is not None:
             yield m
 
     async with grpc.aio.insecure_channel(referee) as channel:
-        async for msg in pb_grpc.RefereeStub(channel).Play(gen()):
+        async for msg in pb_grpc.RefereeServiceStub(channel).Play(gen()):
             kind = msg.WhichOneof("body")
             if kind == "decision":
                 d = msg.decision
                 for _ in range(200):
-                    out.put_nowait(pb.PlayerMessage(action=pb.ActionMessage(
+                    out.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
                         match_id=d.match_id, request_id=d.request_id, action=d.legal_actions[-1])))
             elif kind == "rejected" and msg.rejected.code == "FLOODING":
                 say(f"rejected {msg.rejected.code}: {msg.rejected.message}")

@@ -9,7 +9,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 class Rank(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    RANK_JOKER: _ClassVar[Rank]
+    RANK_UNSPECIFIED: _ClassVar[Rank]
     RANK_ACE: _ClassVar[Rank]
     RANK_TWO: _ClassVar[Rank]
     RANK_THREE: _ClassVar[Rank]
@@ -23,14 +23,16 @@ class Rank(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RANK_JACK: _ClassVar[Rank]
     RANK_QUEEN: _ClassVar[Rank]
     RANK_KING: _ClassVar[Rank]
+    RANK_JOKER: _ClassVar[Rank]
 
 class Suit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    SUIT_NONE: _ClassVar[Suit]
+    SUIT_UNSPECIFIED: _ClassVar[Suit]
     SUIT_SPADES: _ClassVar[Suit]
     SUIT_HEARTS: _ClassVar[Suit]
     SUIT_DIAMONDS: _ClassVar[Suit]
     SUIT_CLUBS: _ClassVar[Suit]
+    SUIT_NONE: _ClassVar[Suit]
 
 class MeldKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -56,7 +58,7 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATUS_RUNNING: _ClassVar[MatchStatus]
     MATCH_STATUS_FINISHED: _ClassVar[MatchStatus]
     MATCH_STATUS_ABORTED: _ClassVar[MatchStatus]
-RANK_JOKER: Rank
+RANK_UNSPECIFIED: Rank
 RANK_ACE: Rank
 RANK_TWO: Rank
 RANK_THREE: Rank
@@ -70,11 +72,13 @@ RANK_TEN: Rank
 RANK_JACK: Rank
 RANK_QUEEN: Rank
 RANK_KING: Rank
-SUIT_NONE: Suit
+RANK_JOKER: Rank
+SUIT_UNSPECIFIED: Suit
 SUIT_SPADES: Suit
 SUIT_HEARTS: Suit
 SUIT_DIAMONDS: Suit
 SUIT_CLUBS: Suit
+SUIT_NONE: Suit
 MELD_KIND_UNSPECIFIED: MeldKind
 MELD_KIND_SET: MeldKind
 MELD_KIND_RUN: MeldKind
@@ -370,7 +374,7 @@ class SeatCredential(_message.Message):
     token: str
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
-class PlayerMessage(_message.Message):
+class PlayRequest(_message.Message):
     __slots__ = ("join", "action", "resign")
     JOIN_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -489,7 +493,7 @@ class HandResult(_message.Message):
     seq: int
     def __init__(self, match_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., reason: _Optional[str] = ..., details: _Optional[_Iterable[str]] = ..., seq: _Optional[int] = ...) -> None: ...
 
-class RefereeMessage(_message.Message):
+class PlayResponse(_message.Message):
     __slots__ = ("welcome", "seated", "event", "decision", "rejected", "accepted", "hand_result", "match_result", "batch")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     SEATED_FIELD_NUMBER: _ClassVar[int]
@@ -514,8 +518,8 @@ class RefereeMessage(_message.Message):
 class Batch(_message.Message):
     __slots__ = ("messages",)
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
-    messages: _containers.RepeatedCompositeFieldContainer[RefereeMessage]
-    def __init__(self, messages: _Optional[_Iterable[_Union[RefereeMessage, _Mapping]]] = ...) -> None: ...
+    messages: _containers.RepeatedCompositeFieldContainer[PlayResponse]
+    def __init__(self, messages: _Optional[_Iterable[_Union[PlayResponse, _Mapping]]] = ...) -> None: ...
 
 class OptionInfo(_message.Message):
     __slots__ = ("name", "choices", "default_value", "doc", "clause")
@@ -628,6 +632,12 @@ class WatchRequest(_message.Message):
     match_id: str
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
+class WatchResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: MatchEvent
+    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
+
 class AbortMatchRequest(_message.Message):
     __slots__ = ("match_id", "reason")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -636,6 +646,12 @@ class AbortMatchRequest(_message.Message):
     reason: str
     def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
+class AbortMatchResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: MatchResult
+    def __init__(self, result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...
+
 class GetResultRequest(_message.Message):
     __slots__ = ("match_id", "wait")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -643,6 +659,12 @@ class GetResultRequest(_message.Message):
     match_id: str
     wait: bool
     def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class GetResultResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: MatchResult
+    def __init__(self, result: _Optional[_Union[MatchResult, _Mapping]] = ...) -> None: ...
 
 class Placement(_message.Message):
     __slots__ = ("seats",)

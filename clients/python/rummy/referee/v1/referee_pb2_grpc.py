@@ -25,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class RefereeStub:
+class RefereeServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -35,43 +35,43 @@ class RefereeStub:
             channel: A grpc.Channel.
         """
         self.ListVariants = channel.unary_unary(
-                '/rummy.referee.v1.Referee/ListVariants',
+                '/rummy.referee.v1.RefereeService/ListVariants',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.ListVariantsRequest.SerializeToString,
                 response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.ListVariantsResponse.FromString,
                 _registered_method=True)
         self.CreateMatch = channel.unary_unary(
-                '/rummy.referee.v1.Referee/CreateMatch',
+                '/rummy.referee.v1.RefereeService/CreateMatch',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.CreateMatchRequest.SerializeToString,
                 response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.CreateMatchResponse.FromString,
                 _registered_method=True)
         self.Play = channel.stream_stream(
-                '/rummy.referee.v1.Referee/Play',
-                request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayerMessage.SerializeToString,
-                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
+                '/rummy.referee.v1.RefereeService/Play',
+                request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayRequest.SerializeToString,
+                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayResponse.FromString,
                 _registered_method=True)
         self.Watch = channel.unary_stream(
-                '/rummy.referee.v1.Referee/Watch',
+                '/rummy.referee.v1.RefereeService/Watch',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.WatchRequest.SerializeToString,
-                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchEvent.FromString,
+                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.WatchResponse.FromString,
                 _registered_method=True)
         self.GetResult = channel.unary_unary(
-                '/rummy.referee.v1.Referee/GetResult',
+                '/rummy.referee.v1.RefereeService/GetResult',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
-                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
+                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultResponse.FromString,
                 _registered_method=True)
         self.Evaluate = channel.unary_unary(
-                '/rummy.referee.v1.Referee/Evaluate',
+                '/rummy.referee.v1.RefereeService/Evaluate',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateRequest.SerializeToString,
                 response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateResponse.FromString,
                 _registered_method=True)
         self.AbortMatch = channel.unary_unary(
-                '/rummy.referee.v1.Referee/AbortMatch',
+                '/rummy.referee.v1.RefereeService/AbortMatch',
                 request_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.SerializeToString,
-                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
+                response_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchResponse.FromString,
                 _registered_method=True)
 
 
-class RefereeServicer:
+class RefereeServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def ListVariants(self, request, context):
@@ -118,7 +118,7 @@ class RefereeServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_RefereeServicer_to_server(servicer, server):
+def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'ListVariants': grpc.unary_unary_rpc_method_handler(
                     servicer.ListVariants,
@@ -132,18 +132,18 @@ def add_RefereeServicer_to_server(servicer, server):
             ),
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
-                    request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayerMessage.FromString,
-                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.RefereeMessage.SerializeToString,
+                    request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayRequest.FromString,
+                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.PlayResponse.SerializeToString,
             ),
             'Watch': grpc.unary_stream_rpc_method_handler(
                     servicer.Watch,
                     request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.WatchRequest.FromString,
-                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchEvent.SerializeToString,
+                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.WatchResponse.SerializeToString,
             ),
             'GetResult': grpc.unary_unary_rpc_method_handler(
                     servicer.GetResult,
                     request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultRequest.FromString,
-                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.SerializeToString,
+                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultResponse.SerializeToString,
             ),
             'Evaluate': grpc.unary_unary_rpc_method_handler(
                     servicer.Evaluate,
@@ -153,17 +153,17 @@ def add_RefereeServicer_to_server(servicer, server):
             'AbortMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.AbortMatch,
                     request_deserializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.FromString,
-                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.SerializeToString,
+                    response_serializer=rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'rummy.referee.v1.Referee', rpc_method_handlers)
+            'rummy.referee.v1.RefereeService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('rummy.referee.v1.Referee', rpc_method_handlers)
+    server.add_registered_method_handlers('rummy.referee.v1.RefereeService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Referee:
+class RefereeService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -180,7 +180,7 @@ class Referee:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.referee.v1.Referee/ListVariants',
+            '/rummy.referee.v1.RefereeService/ListVariants',
             rummy_dot_referee_dot_v1_dot_referee__pb2.ListVariantsRequest.SerializeToString,
             rummy_dot_referee_dot_v1_dot_referee__pb2.ListVariantsResponse.FromString,
             options,
@@ -207,7 +207,7 @@ class Referee:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.referee.v1.Referee/CreateMatch',
+            '/rummy.referee.v1.RefereeService/CreateMatch',
             rummy_dot_referee_dot_v1_dot_referee__pb2.CreateMatchRequest.SerializeToString,
             rummy_dot_referee_dot_v1_dot_referee__pb2.CreateMatchResponse.FromString,
             options,
@@ -234,9 +234,9 @@ class Referee:
         return grpc.experimental.stream_stream(
             request_iterator,
             target,
-            '/rummy.referee.v1.Referee/Play',
-            rummy_dot_referee_dot_v1_dot_referee__pb2.PlayerMessage.SerializeToString,
-            rummy_dot_referee_dot_v1_dot_referee__pb2.RefereeMessage.FromString,
+            '/rummy.referee.v1.RefereeService/Play',
+            rummy_dot_referee_dot_v1_dot_referee__pb2.PlayRequest.SerializeToString,
+            rummy_dot_referee_dot_v1_dot_referee__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -261,9 +261,9 @@ class Referee:
         return grpc.experimental.unary_stream(
             request,
             target,
-            '/rummy.referee.v1.Referee/Watch',
+            '/rummy.referee.v1.RefereeService/Watch',
             rummy_dot_referee_dot_v1_dot_referee__pb2.WatchRequest.SerializeToString,
-            rummy_dot_referee_dot_v1_dot_referee__pb2.MatchEvent.FromString,
+            rummy_dot_referee_dot_v1_dot_referee__pb2.WatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -288,9 +288,9 @@ class Referee:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.referee.v1.Referee/GetResult',
+            '/rummy.referee.v1.RefereeService/GetResult',
             rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultRequest.SerializeToString,
-            rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
+            rummy_dot_referee_dot_v1_dot_referee__pb2.GetResultResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -315,7 +315,7 @@ class Referee:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.referee.v1.Referee/Evaluate',
+            '/rummy.referee.v1.RefereeService/Evaluate',
             rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateRequest.SerializeToString,
             rummy_dot_referee_dot_v1_dot_referee__pb2.EvaluateResponse.FromString,
             options,
@@ -342,9 +342,9 @@ class Referee:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.referee.v1.Referee/AbortMatch',
+            '/rummy.referee.v1.RefereeService/AbortMatch',
             rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchRequest.SerializeToString,
-            rummy_dot_referee_dot_v1_dot_referee__pb2.MatchResult.FromString,
+            rummy_dot_referee_dot_v1_dot_referee__pb2.AbortMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -10,10 +10,12 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 class RolloutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
+    ROLLOUT_POLICY_UNSPECIFIED: _ClassVar[RolloutPolicy]
     ROLLOUT_POLICY_NONE: _ClassVar[RolloutPolicy]
     ROLLOUT_POLICY_RANDOM: _ClassVar[RolloutPolicy]
     ROLLOUT_POLICY_DEFAULT: _ClassVar[RolloutPolicy]
     ROLLOUT_POLICY_GREEDY: _ClassVar[RolloutPolicy]
+ROLLOUT_POLICY_UNSPECIFIED: RolloutPolicy
 ROLLOUT_POLICY_NONE: RolloutPolicy
 ROLLOUT_POLICY_RANDOM: RolloutPolicy
 ROLLOUT_POLICY_DEFAULT: RolloutPolicy

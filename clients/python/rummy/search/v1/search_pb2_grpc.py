@@ -25,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class SearchStub:
+class SearchServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -35,23 +35,23 @@ class SearchStub:
             channel: A grpc.Channel.
         """
         self.SampleDeals = channel.unary_unary(
-                '/rummy.search.v1.Search/SampleDeals',
+                '/rummy.search.v1.SearchService/SampleDeals',
                 request_serializer=rummy_dot_search_dot_v1_dot_search__pb2.SampleDealsRequest.SerializeToString,
                 response_deserializer=rummy_dot_search_dot_v1_dot_search__pb2.SampleDealsResponse.FromString,
                 _registered_method=True)
         self.Simulate = channel.unary_unary(
-                '/rummy.search.v1.Search/Simulate',
+                '/rummy.search.v1.SearchService/Simulate',
                 request_serializer=rummy_dot_search_dot_v1_dot_search__pb2.SimulateRequest.SerializeToString,
                 response_deserializer=rummy_dot_search_dot_v1_dot_search__pb2.SimulateResponse.FromString,
                 _registered_method=True)
         self.LegalActions = channel.unary_unary(
-                '/rummy.search.v1.Search/LegalActions',
+                '/rummy.search.v1.SearchService/LegalActions',
                 request_serializer=rummy_dot_search_dot_v1_dot_search__pb2.LegalActionsRequest.SerializeToString,
                 response_deserializer=rummy_dot_search_dot_v1_dot_search__pb2.LegalActionsResponse.FromString,
                 _registered_method=True)
 
 
-class SearchServicer:
+class SearchServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def SampleDeals(self, request, context):
@@ -73,7 +73,7 @@ class SearchServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_SearchServicer_to_server(servicer, server):
+def add_SearchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'SampleDeals': grpc.unary_unary_rpc_method_handler(
                     servicer.SampleDeals,
@@ -92,13 +92,13 @@ def add_SearchServicer_to_server(servicer, server):
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'rummy.search.v1.Search', rpc_method_handlers)
+            'rummy.search.v1.SearchService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('rummy.search.v1.Search', rpc_method_handlers)
+    server.add_registered_method_handlers('rummy.search.v1.SearchService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Search:
+class SearchService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -115,7 +115,7 @@ class Search:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.search.v1.Search/SampleDeals',
+            '/rummy.search.v1.SearchService/SampleDeals',
             rummy_dot_search_dot_v1_dot_search__pb2.SampleDealsRequest.SerializeToString,
             rummy_dot_search_dot_v1_dot_search__pb2.SampleDealsResponse.FromString,
             options,
@@ -142,7 +142,7 @@ class Search:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.search.v1.Search/Simulate',
+            '/rummy.search.v1.SearchService/Simulate',
             rummy_dot_search_dot_v1_dot_search__pb2.SimulateRequest.SerializeToString,
             rummy_dot_search_dot_v1_dot_search__pb2.SimulateResponse.FromString,
             options,
@@ -169,7 +169,7 @@ class Search:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/rummy.search.v1.Search/LegalActions',
+            '/rummy.search.v1.SearchService/LegalActions',
             rummy_dot_search_dot_v1_dot_search__pb2.LegalActionsRequest.SerializeToString,
             rummy_dot_search_dot_v1_dot_search__pb2.LegalActionsResponse.FromString,
             options,

@@ -20,13 +20,13 @@ fn points(card: &Card, wilds: &Wilds) -> i32 {
     }
     match card.rank() {
         Rank::Ace | Rank::Jack | Rank::Queen | Rank::King => 10,
-        _ => card.rank,
+        _ => card.rank().number(), // a printed joker 0
     }
 }
 
 /// Run positions: an ace sits below the two and above the king.
 fn positions(card: &Card) -> Vec<i32> {
-    if card.rank() == Rank::Ace { vec![1, 14] } else { vec![card.rank] }
+    if card.rank() == Rank::Ace { vec![1, 14] } else { vec![card.rank().number()] }
 }
 
 /// How much each card of `hand` is worth keeping: wilds most, then cards of made pure sequences, then of made
@@ -84,7 +84,7 @@ pub fn keep_values(hand: &[Card], wilds: &Wilds) -> HashMap<Card, f64> {
 /// The card least worth keeping; among equals the one with more points, then the lowest in rank-suit order.
 fn worst(hand: &[Card], wilds: &Wilds) -> Option<Card> {
     let values = keep_values(hand, wilds);
-    let key = |c: &Card| (values[c], -points(c, wilds), c.rank, c.suit);
+    let key = |c: &Card| (values[c], -points(c, wilds), c.rank().number(), c.suit); // a joker (number 0) first
     hand.iter().copied().min_by(|a, b| {
         let (a, b) = (key(a), key(b));
         a.0.total_cmp(&b.0).then_with(|| (a.1, a.2, a.3).cmp(&(b.1, b.2, b.3)))

@@ -35,29 +35,34 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Every enum's zero is *_UNSPECIFIED: a field a client forgot to set reads as no value, and the referee refuses a
+// card, a wild rank or a stands-for whose rank or suit is unspecified (INVALID_ARGUMENT, reason BAD_CARD) rather
+// than read it as a card. The numbers of the other values are those of referee.cards, but for RANK_JOKER (14 on the
+// wire, 0 there) and SUIT_NONE (5 on the wire, 0 there).
 type Rank int32
 
 const (
-	Rank_RANK_JOKER Rank = 0 // a printed joker
-	Rank_RANK_ACE   Rank = 1
-	Rank_RANK_TWO   Rank = 2
-	Rank_RANK_THREE Rank = 3
-	Rank_RANK_FOUR  Rank = 4
-	Rank_RANK_FIVE  Rank = 5
-	Rank_RANK_SIX   Rank = 6
-	Rank_RANK_SEVEN Rank = 7
-	Rank_RANK_EIGHT Rank = 8
-	Rank_RANK_NINE  Rank = 9
-	Rank_RANK_TEN   Rank = 10
-	Rank_RANK_JACK  Rank = 11
-	Rank_RANK_QUEEN Rank = 12
-	Rank_RANK_KING  Rank = 13
+	Rank_RANK_UNSPECIFIED Rank = 0 // not a rank: refused where a card is read
+	Rank_RANK_ACE         Rank = 1
+	Rank_RANK_TWO         Rank = 2
+	Rank_RANK_THREE       Rank = 3
+	Rank_RANK_FOUR        Rank = 4
+	Rank_RANK_FIVE        Rank = 5
+	Rank_RANK_SIX         Rank = 6
+	Rank_RANK_SEVEN       Rank = 7
+	Rank_RANK_EIGHT       Rank = 8
+	Rank_RANK_NINE        Rank = 9
+	Rank_RANK_TEN         Rank = 10
+	Rank_RANK_JACK        Rank = 11
+	Rank_RANK_QUEEN       Rank = 12
+	Rank_RANK_KING        Rank = 13
+	Rank_RANK_JOKER       Rank = 14 // a printed joker (its suit is SUIT_NONE)
 )
 
 // Enum value maps for Rank.
 var (
 	Rank_name = map[int32]string{
-		0:  "RANK_JOKER",
+		0:  "RANK_UNSPECIFIED",
 		1:  "RANK_ACE",
 		2:  "RANK_TWO",
 		3:  "RANK_THREE",
@@ -71,22 +76,24 @@ var (
 		11: "RANK_JACK",
 		12: "RANK_QUEEN",
 		13: "RANK_KING",
+		14: "RANK_JOKER",
 	}
 	Rank_value = map[string]int32{
-		"RANK_JOKER": 0,
-		"RANK_ACE":   1,
-		"RANK_TWO":   2,
-		"RANK_THREE": 3,
-		"RANK_FOUR":  4,
-		"RANK_FIVE":  5,
-		"RANK_SIX":   6,
-		"RANK_SEVEN": 7,
-		"RANK_EIGHT": 8,
-		"RANK_NINE":  9,
-		"RANK_TEN":   10,
-		"RANK_JACK":  11,
-		"RANK_QUEEN": 12,
-		"RANK_KING":  13,
+		"RANK_UNSPECIFIED": 0,
+		"RANK_ACE":         1,
+		"RANK_TWO":         2,
+		"RANK_THREE":       3,
+		"RANK_FOUR":        4,
+		"RANK_FIVE":        5,
+		"RANK_SIX":         6,
+		"RANK_SEVEN":       7,
+		"RANK_EIGHT":       8,
+		"RANK_NINE":        9,
+		"RANK_TEN":         10,
+		"RANK_JACK":        11,
+		"RANK_QUEEN":       12,
+		"RANK_KING":        13,
+		"RANK_JOKER":       14,
 	}
 )
 
@@ -120,28 +127,31 @@ func (Rank) EnumDescriptor() ([]byte, []int) {
 type Suit int32
 
 const (
-	Suit_SUIT_NONE     Suit = 0 // jokers; and a wild standing for an unnamed suit in a set
-	Suit_SUIT_SPADES   Suit = 1
-	Suit_SUIT_HEARTS   Suit = 2
-	Suit_SUIT_DIAMONDS Suit = 3
-	Suit_SUIT_CLUBS    Suit = 4
+	Suit_SUIT_UNSPECIFIED Suit = 0 // not a suit: refused where a card is read
+	Suit_SUIT_SPADES      Suit = 1
+	Suit_SUIT_HEARTS      Suit = 2
+	Suit_SUIT_DIAMONDS    Suit = 3
+	Suit_SUIT_CLUBS       Suit = 4
+	Suit_SUIT_NONE        Suit = 5 // a printed joker's; and, in WildAssignment.as_card, a wild standing for an unnamed suit in a set
 )
 
 // Enum value maps for Suit.
 var (
 	Suit_name = map[int32]string{
-		0: "SUIT_NONE",
+		0: "SUIT_UNSPECIFIED",
 		1: "SUIT_SPADES",
 		2: "SUIT_HEARTS",
 		3: "SUIT_DIAMONDS",
 		4: "SUIT_CLUBS",
+		5: "SUIT_NONE",
 	}
 	Suit_value = map[string]int32{
-		"SUIT_NONE":     0,
-		"SUIT_SPADES":   1,
-		"SUIT_HEARTS":   2,
-		"SUIT_DIAMONDS": 3,
-		"SUIT_CLUBS":    4,
+		"SUIT_UNSPECIFIED": 0,
+		"SUIT_SPADES":      1,
+		"SUIT_HEARTS":      2,
+		"SUIT_DIAMONDS":    3,
+		"SUIT_CLUBS":       4,
+		"SUIT_NONE":        5,
 	}
 )
 
@@ -340,6 +350,7 @@ func (MatchStatus) EnumDescriptor() ([]byte, []int) {
 	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{4}
 }
 
+// Both fields are required: a joker is RANK_JOKER with SUIT_NONE, every other card a rank and one of the four suits.
 type Card struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Rank          Rank                   `protobuf:"varint,1,opt,name=rank,proto3,enum=rummy.referee.v1.Rank" json:"rank,omitempty"`
@@ -382,14 +393,14 @@ func (x *Card) GetRank() Rank {
 	if x != nil {
 		return x.Rank
 	}
-	return Rank_RANK_JOKER
+	return Rank_RANK_UNSPECIFIED
 }
 
 func (x *Card) GetSuit() Suit {
 	if x != nil {
 		return x.Suit
 	}
-	return Suit_SUIT_NONE
+	return Suit_SUIT_UNSPECIFIED
 }
 
 // A card in a meld on the table, and what it stands for (equal to the card unless it is a wild used as one).
@@ -446,14 +457,14 @@ func (x *MeldCard) GetAsRank() Rank {
 	if x != nil {
 		return x.AsRank
 	}
-	return Rank_RANK_JOKER
+	return Rank_RANK_UNSPECIFIED
 }
 
 func (x *MeldCard) GetAsSuit() Suit {
 	if x != nil {
 		return x.AsSuit
 	}
-	return Suit_SUIT_NONE
+	return Suit_SUIT_UNSPECIFIED
 }
 
 func (x *MeldCard) GetWild() bool {
@@ -1895,7 +1906,7 @@ type Join struct {
 	// after it (and the HandResult after each resent HAND_ENDED), then the pending DecisionRequest if any. A match
 	// not named gets no resend. With a seat token, one entry (its match_id may be empty).
 	Resume []*ResumePoint `protobuf:"bytes,5,rep,name=resume,proto3" json:"resume,omitempty"`
-	// The client reads RefereeMessage.batch: the referee may then send the messages it has ready for this stream
+	// The client reads PlayResponse.batch: the referee may then send the messages it has ready for this stream
 	// (an event, the acceptance, the next DecisionRequest...) as one batch, in order: fewer writes per decision.
 	// What asks nothing of the client (events, acceptances, seating, hand results) may wait up to 25 ms for the
 	// next message that does (a DecisionRequest, a rejection, the welcome, a match's result) and go with it: a move
@@ -2108,32 +2119,33 @@ func (x *SeatCredential) GetToken() string {
 	return ""
 }
 
-type PlayerMessage struct {
+// What a bot sends on the Play stream.
+type PlayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Body:
 	//
-	//	*PlayerMessage_Join
-	//	*PlayerMessage_Action
-	//	*PlayerMessage_Resign
-	Body          isPlayerMessage_Body `protobuf_oneof:"body"`
+	//	*PlayRequest_Join
+	//	*PlayRequest_Action
+	//	*PlayRequest_Resign
+	Body          isPlayRequest_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *PlayerMessage) Reset() {
-	*x = PlayerMessage{}
+func (x *PlayRequest) Reset() {
+	*x = PlayRequest{}
 	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *PlayerMessage) String() string {
+func (x *PlayRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*PlayerMessage) ProtoMessage() {}
+func (*PlayRequest) ProtoMessage() {}
 
-func (x *PlayerMessage) ProtoReflect() protoreflect.Message {
+func (x *PlayRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_rummy_referee_v1_referee_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2145,66 +2157,66 @@ func (x *PlayerMessage) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use PlayerMessage.ProtoReflect.Descriptor instead.
-func (*PlayerMessage) Descriptor() ([]byte, []int) {
+// Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
+func (*PlayRequest) Descriptor() ([]byte, []int) {
 	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{25}
 }
 
-func (x *PlayerMessage) GetBody() isPlayerMessage_Body {
+func (x *PlayRequest) GetBody() isPlayRequest_Body {
 	if x != nil {
 		return x.Body
 	}
 	return nil
 }
 
-func (x *PlayerMessage) GetJoin() *Join {
+func (x *PlayRequest) GetJoin() *Join {
 	if x != nil {
-		if x, ok := x.Body.(*PlayerMessage_Join); ok {
+		if x, ok := x.Body.(*PlayRequest_Join); ok {
 			return x.Join
 		}
 	}
 	return nil
 }
 
-func (x *PlayerMessage) GetAction() *ActionMessage {
+func (x *PlayRequest) GetAction() *ActionMessage {
 	if x != nil {
-		if x, ok := x.Body.(*PlayerMessage_Action); ok {
+		if x, ok := x.Body.(*PlayRequest_Action); ok {
 			return x.Action
 		}
 	}
 	return nil
 }
 
-func (x *PlayerMessage) GetResign() *Resign {
+func (x *PlayRequest) GetResign() *Resign {
 	if x != nil {
-		if x, ok := x.Body.(*PlayerMessage_Resign); ok {
+		if x, ok := x.Body.(*PlayRequest_Resign); ok {
 			return x.Resign
 		}
 	}
 	return nil
 }
 
-type isPlayerMessage_Body interface {
-	isPlayerMessage_Body()
+type isPlayRequest_Body interface {
+	isPlayRequest_Body()
 }
 
-type PlayerMessage_Join struct {
+type PlayRequest_Join struct {
 	Join *Join `protobuf:"bytes,1,opt,name=join,proto3,oneof"`
 }
 
-type PlayerMessage_Action struct {
+type PlayRequest_Action struct {
 	Action *ActionMessage `protobuf:"bytes,2,opt,name=action,proto3,oneof"`
 }
 
-type PlayerMessage_Resign struct {
+type PlayRequest_Resign struct {
 	Resign *Resign `protobuf:"bytes,3,opt,name=resign,proto3,oneof"`
 }
 
-func (*PlayerMessage_Join) isPlayerMessage_Body() {}
+func (*PlayRequest_Join) isPlayRequest_Body() {}
 
-func (*PlayerMessage_Action) isPlayerMessage_Body() {}
+func (*PlayRequest_Action) isPlayRequest_Body() {}
 
-func (*PlayerMessage_Resign) isPlayerMessage_Body() {}
+func (*PlayRequest_Resign) isPlayRequest_Body() {}
 
 type ActionMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2775,38 +2787,39 @@ func (x *HandResult) GetSeq() uint64 {
 	return 0
 }
 
-type RefereeMessage struct {
+// What the referee sends on the Play stream.
+type PlayResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Body:
 	//
-	//	*RefereeMessage_Welcome
-	//	*RefereeMessage_Seated
-	//	*RefereeMessage_Event
-	//	*RefereeMessage_Decision
-	//	*RefereeMessage_Rejected
-	//	*RefereeMessage_Accepted
-	//	*RefereeMessage_HandResult
-	//	*RefereeMessage_MatchResult
-	//	*RefereeMessage_Batch
-	Body          isRefereeMessage_Body `protobuf_oneof:"body"`
+	//	*PlayResponse_Welcome
+	//	*PlayResponse_Seated
+	//	*PlayResponse_Event
+	//	*PlayResponse_Decision
+	//	*PlayResponse_Rejected
+	//	*PlayResponse_Accepted
+	//	*PlayResponse_HandResult
+	//	*PlayResponse_MatchResult
+	//	*PlayResponse_Batch
+	Body          isPlayResponse_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *RefereeMessage) Reset() {
-	*x = RefereeMessage{}
+func (x *PlayResponse) Reset() {
+	*x = PlayResponse{}
 	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *RefereeMessage) String() string {
+func (x *PlayResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*RefereeMessage) ProtoMessage() {}
+func (*PlayResponse) ProtoMessage() {}
 
-func (x *RefereeMessage) ProtoReflect() protoreflect.Message {
+func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_rummy_referee_v1_referee_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2818,161 +2831,161 @@ func (x *RefereeMessage) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use RefereeMessage.ProtoReflect.Descriptor instead.
-func (*RefereeMessage) Descriptor() ([]byte, []int) {
+// Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
+func (*PlayResponse) Descriptor() ([]byte, []int) {
 	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{34}
 }
 
-func (x *RefereeMessage) GetBody() isRefereeMessage_Body {
+func (x *PlayResponse) GetBody() isPlayResponse_Body {
 	if x != nil {
 		return x.Body
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetWelcome() *Welcome {
+func (x *PlayResponse) GetWelcome() *Welcome {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Welcome); ok {
+		if x, ok := x.Body.(*PlayResponse_Welcome); ok {
 			return x.Welcome
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetSeated() *Seated {
+func (x *PlayResponse) GetSeated() *Seated {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Seated); ok {
+		if x, ok := x.Body.(*PlayResponse_Seated); ok {
 			return x.Seated
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetEvent() *MatchEvent {
+func (x *PlayResponse) GetEvent() *MatchEvent {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Event); ok {
+		if x, ok := x.Body.(*PlayResponse_Event); ok {
 			return x.Event
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetDecision() *DecisionRequest {
+func (x *PlayResponse) GetDecision() *DecisionRequest {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Decision); ok {
+		if x, ok := x.Body.(*PlayResponse_Decision); ok {
 			return x.Decision
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetRejected() *ActionRejected {
+func (x *PlayResponse) GetRejected() *ActionRejected {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Rejected); ok {
+		if x, ok := x.Body.(*PlayResponse_Rejected); ok {
 			return x.Rejected
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetAccepted() *ActionAccepted {
+func (x *PlayResponse) GetAccepted() *ActionAccepted {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Accepted); ok {
+		if x, ok := x.Body.(*PlayResponse_Accepted); ok {
 			return x.Accepted
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetHandResult() *HandResult {
+func (x *PlayResponse) GetHandResult() *HandResult {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_HandResult); ok {
+		if x, ok := x.Body.(*PlayResponse_HandResult); ok {
 			return x.HandResult
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetMatchResult() *MatchResult {
+func (x *PlayResponse) GetMatchResult() *MatchResult {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_MatchResult); ok {
+		if x, ok := x.Body.(*PlayResponse_MatchResult); ok {
 			return x.MatchResult
 		}
 	}
 	return nil
 }
 
-func (x *RefereeMessage) GetBatch() *Batch {
+func (x *PlayResponse) GetBatch() *Batch {
 	if x != nil {
-		if x, ok := x.Body.(*RefereeMessage_Batch); ok {
+		if x, ok := x.Body.(*PlayResponse_Batch); ok {
 			return x.Batch
 		}
 	}
 	return nil
 }
 
-type isRefereeMessage_Body interface {
-	isRefereeMessage_Body()
+type isPlayResponse_Body interface {
+	isPlayResponse_Body()
 }
 
-type RefereeMessage_Welcome struct {
+type PlayResponse_Welcome struct {
 	Welcome *Welcome `protobuf:"bytes,1,opt,name=welcome,proto3,oneof"`
 }
 
-type RefereeMessage_Seated struct {
+type PlayResponse_Seated struct {
 	Seated *Seated `protobuf:"bytes,2,opt,name=seated,proto3,oneof"`
 }
 
-type RefereeMessage_Event struct {
+type PlayResponse_Event struct {
 	Event *MatchEvent `protobuf:"bytes,3,opt,name=event,proto3,oneof"`
 }
 
-type RefereeMessage_Decision struct {
+type PlayResponse_Decision struct {
 	Decision *DecisionRequest `protobuf:"bytes,4,opt,name=decision,proto3,oneof"`
 }
 
-type RefereeMessage_Rejected struct {
+type PlayResponse_Rejected struct {
 	Rejected *ActionRejected `protobuf:"bytes,5,opt,name=rejected,proto3,oneof"`
 }
 
-type RefereeMessage_Accepted struct {
+type PlayResponse_Accepted struct {
 	Accepted *ActionAccepted `protobuf:"bytes,6,opt,name=accepted,proto3,oneof"`
 }
 
-type RefereeMessage_HandResult struct {
+type PlayResponse_HandResult struct {
 	HandResult *HandResult `protobuf:"bytes,7,opt,name=hand_result,json=handResult,proto3,oneof"`
 }
 
-type RefereeMessage_MatchResult struct {
+type PlayResponse_MatchResult struct {
 	MatchResult *MatchResult `protobuf:"bytes,8,opt,name=match_result,json=matchResult,proto3,oneof"`
 }
 
-type RefereeMessage_Batch struct {
+type PlayResponse_Batch struct {
 	Batch *Batch `protobuf:"bytes,9,opt,name=batch,proto3,oneof"` // only to a client whose Join asked for batches
 }
 
-func (*RefereeMessage_Welcome) isRefereeMessage_Body() {}
+func (*PlayResponse_Welcome) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Seated) isRefereeMessage_Body() {}
+func (*PlayResponse_Seated) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Event) isRefereeMessage_Body() {}
+func (*PlayResponse_Event) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Decision) isRefereeMessage_Body() {}
+func (*PlayResponse_Decision) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Rejected) isRefereeMessage_Body() {}
+func (*PlayResponse_Rejected) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Accepted) isRefereeMessage_Body() {}
+func (*PlayResponse_Accepted) isPlayResponse_Body() {}
 
-func (*RefereeMessage_HandResult) isRefereeMessage_Body() {}
+func (*PlayResponse_HandResult) isPlayResponse_Body() {}
 
-func (*RefereeMessage_MatchResult) isRefereeMessage_Body() {}
+func (*PlayResponse_MatchResult) isPlayResponse_Body() {}
 
-func (*RefereeMessage_Batch) isRefereeMessage_Body() {}
+func (*PlayResponse_Batch) isPlayResponse_Body() {}
 
 // Messages for one stream, in the order they would have come one by one; never nested.
 type Batch struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Messages      []*RefereeMessage      `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	Messages      []*PlayResponse        `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3007,7 +3020,7 @@ func (*Batch) Descriptor() ([]byte, []int) {
 	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{35}
 }
 
-func (x *Batch) GetMessages() []*RefereeMessage {
+func (x *Batch) GetMessages() []*PlayResponse {
 	if x != nil {
 		return x.Messages
 	}
@@ -3614,6 +3627,51 @@ func (x *WatchRequest) GetMatchId() string {
 	return ""
 }
 
+// One event of the watched match, as every seat may see it.
+type WatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Event         *MatchEvent            `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchResponse) Reset() {
+	*x = WatchResponse{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchResponse) ProtoMessage() {}
+
+func (x *WatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
+func (*WatchResponse) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *WatchResponse) GetEvent() *MatchEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
 type AbortMatchRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -3624,7 +3682,7 @@ type AbortMatchRequest struct {
 
 func (x *AbortMatchRequest) Reset() {
 	*x = AbortMatchRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3636,7 +3694,7 @@ func (x *AbortMatchRequest) String() string {
 func (*AbortMatchRequest) ProtoMessage() {}
 
 func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[45]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3649,7 +3707,7 @@ func (x *AbortMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortMatchRequest.ProtoReflect.Descriptor instead.
 func (*AbortMatchRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{45}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *AbortMatchRequest) GetMatchId() string {
@@ -3666,6 +3724,50 @@ func (x *AbortMatchRequest) GetReason() string {
 	return ""
 }
 
+type AbortMatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *MatchResult           `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"` // the match as it ended: ABORTED, or as it was if it had finished already
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AbortMatchResponse) Reset() {
+	*x = AbortMatchResponse{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AbortMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AbortMatchResponse) ProtoMessage() {}
+
+func (x *AbortMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AbortMatchResponse.ProtoReflect.Descriptor instead.
+func (*AbortMatchResponse) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *AbortMatchResponse) GetResult() *MatchResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 type GetResultRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
@@ -3676,7 +3778,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3688,7 +3790,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[46]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3701,7 +3803,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{46}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetResultRequest) GetMatchId() string {
@@ -3718,6 +3820,50 @@ func (x *GetResultRequest) GetWait() bool {
 	return false
 }
 
+type GetResultResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Result        *MatchResult           `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetResultResponse) Reset() {
+	*x = GetResultResponse{}
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetResultResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetResultResponse) ProtoMessage() {}
+
+func (x *GetResultResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetResultResponse.ProtoReflect.Descriptor instead.
+func (*GetResultResponse) Descriptor() ([]byte, []int) {
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *GetResultResponse) GetResult() *MatchResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 type Placement struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Seats         []uint32               `protobuf:"varint,1,rep,packed,name=seats,proto3" json:"seats,omitempty"` // tied seats (partners share a place)
@@ -3727,7 +3873,7 @@ type Placement struct {
 
 func (x *Placement) Reset() {
 	*x = Placement{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3739,7 +3885,7 @@ func (x *Placement) String() string {
 func (*Placement) ProtoMessage() {}
 
 func (x *Placement) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[47]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3752,7 +3898,7 @@ func (x *Placement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Placement.ProtoReflect.Descriptor instead.
 func (*Placement) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{47}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Placement) GetSeats() []uint32 {
@@ -3782,7 +3928,7 @@ type MatchResult struct {
 
 func (x *MatchResult) Reset() {
 	*x = MatchResult{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3794,7 +3940,7 @@ func (x *MatchResult) String() string {
 func (*MatchResult) ProtoMessage() {}
 
 func (x *MatchResult) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[48]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3807,7 +3953,7 @@ func (x *MatchResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchResult.ProtoReflect.Descriptor instead.
 func (*MatchResult) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{48}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *MatchResult) GetMatchId() string {
@@ -3909,7 +4055,7 @@ type SeatFaults struct {
 
 func (x *SeatFaults) Reset() {
 	*x = SeatFaults{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3921,7 +4067,7 @@ func (x *SeatFaults) String() string {
 func (*SeatFaults) ProtoMessage() {}
 
 func (x *SeatFaults) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[49]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3934,7 +4080,7 @@ func (x *SeatFaults) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatFaults.ProtoReflect.Descriptor instead.
 func (*SeatFaults) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{49}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SeatFaults) GetSeat() uint32 {
@@ -3985,7 +4131,7 @@ type EvaluateRequest struct {
 
 func (x *EvaluateRequest) Reset() {
 	*x = EvaluateRequest{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3997,7 +4143,7 @@ func (x *EvaluateRequest) String() string {
 func (*EvaluateRequest) ProtoMessage() {}
 
 func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[50]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4010,7 +4156,7 @@ func (x *EvaluateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateRequest.ProtoReflect.Descriptor instead.
 func (*EvaluateRequest) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{50}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *EvaluateRequest) GetVariant() string {
@@ -4063,7 +4209,7 @@ type GroupVerdict struct {
 
 func (x *GroupVerdict) Reset() {
 	*x = GroupVerdict{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4075,7 +4221,7 @@ func (x *GroupVerdict) String() string {
 func (*GroupVerdict) ProtoMessage() {}
 
 func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[51]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4088,7 +4234,7 @@ func (x *GroupVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupVerdict.ProtoReflect.Descriptor instead.
 func (*GroupVerdict) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{51}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GroupVerdict) GetCards() []*Card {
@@ -4154,7 +4300,7 @@ type EvaluateResponse struct {
 
 func (x *EvaluateResponse) Reset() {
 	*x = EvaluateResponse{}
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4166,7 +4312,7 @@ func (x *EvaluateResponse) String() string {
 func (*EvaluateResponse) ProtoMessage() {}
 
 func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rummy_referee_v1_referee_proto_msgTypes[52]
+	mi := &file_rummy_referee_v1_referee_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4179,7 +4325,7 @@ func (x *EvaluateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvaluateResponse.ProtoReflect.Descriptor instead.
 func (*EvaluateResponse) Descriptor() ([]byte, []int) {
-	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{52}
+	return file_rummy_referee_v1_referee_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *EvaluateResponse) GetGroups() []*GroupVerdict {
@@ -4363,8 +4509,8 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\blast_seq\x18\x02 \x01(\x04R\alastSeq\"A\n" +
 	"\x0eSeatCredential\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x14\n" +
-	"\x05token\x18\x02 \x01(\tR\x05token\"\xb4\x01\n" +
-	"\rPlayerMessage\x12,\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\"\xb2\x01\n" +
+	"\vPlayRequest\x12,\n" +
 	"\x04join\x18\x01 \x01(\v2\x16.rummy.referee.v1.JoinH\x00R\x04join\x129\n" +
 	"\x06action\x18\x02 \x01(\v2\x1f.rummy.referee.v1.ActionMessageH\x00R\x06action\x122\n" +
 	"\x06resign\x18\x03 \x01(\v2\x18.rummy.referee.v1.ResignH\x00R\x06resignB\x06\n" +
@@ -4423,8 +4569,8 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x18\n" +
 	"\adetails\x18\a \x03(\tR\adetails\x12\x10\n" +
 	"\x03seq\x18\b \x01(\x04R\x03seqB\t\n" +
-	"\a_winner\"\xb0\x04\n" +
-	"\x0eRefereeMessage\x125\n" +
+	"\a_winner\"\xae\x04\n" +
+	"\fPlayResponse\x125\n" +
 	"\awelcome\x18\x01 \x01(\v2\x19.rummy.referee.v1.WelcomeH\x00R\awelcome\x122\n" +
 	"\x06seated\x18\x02 \x01(\v2\x18.rummy.referee.v1.SeatedH\x00R\x06seated\x124\n" +
 	"\x05event\x18\x03 \x01(\v2\x1c.rummy.referee.v1.MatchEventH\x00R\x05event\x12?\n" +
@@ -4435,9 +4581,9 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"handResult\x12B\n" +
 	"\fmatch_result\x18\b \x01(\v2\x1d.rummy.referee.v1.MatchResultH\x00R\vmatchResult\x12/\n" +
 	"\x05batch\x18\t \x01(\v2\x17.rummy.referee.v1.BatchH\x00R\x05batchB\x06\n" +
-	"\x04body\"E\n" +
-	"\x05Batch\x12<\n" +
-	"\bmessages\x18\x01 \x03(\v2 .rummy.referee.v1.RefereeMessageR\bmessages\"\x89\x01\n" +
+	"\x04body\"C\n" +
+	"\x05Batch\x12:\n" +
+	"\bmessages\x18\x01 \x03(\v2\x1e.rummy.referee.v1.PlayResponseR\bmessages\"\x89\x01\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -4488,13 +4634,19 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\vseat_tokens\x18\x02 \x03(\tR\n" +
 	"seatTokens\")\n" +
 	"\fWatchRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"F\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"C\n" +
+	"\rWatchResponse\x122\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.rummy.referee.v1.MatchEventR\x05event\"F\n" +
 	"\x11AbortMatchRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"A\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"K\n" +
+	"\x12AbortMatchResponse\x125\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.rummy.referee.v1.MatchResultR\x06result\"A\n" +
 	"\x10GetResultRequest\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\tR\amatchId\x12\x12\n" +
-	"\x04wait\x18\x02 \x01(\bR\x04wait\"!\n" +
+	"\x04wait\x18\x02 \x01(\bR\x04wait\"J\n" +
+	"\x11GetResultResponse\x125\n" +
+	"\x06result\x18\x01 \x01(\v2\x1d.rummy.referee.v1.MatchResultR\x06result\"!\n" +
 	"\tPlacement\x12\x14\n" +
 	"\x05seats\x18\x01 \x03(\rR\x05seats\"\xbc\x03\n" +
 	"\vMatchResult\x12\x19\n" +
@@ -4548,10 +4700,9 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\vhand_points\x18\x04 \x01(\x03R\n" +
 	"handPoints\x12#\n" +
 	"\rmelded_points\x18\x05 \x01(\x03R\fmeldedPoints\x12\x16\n" +
-	"\x06detail\x18\x06 \x01(\tR\x06detail*\xd9\x01\n" +
-	"\x04Rank\x12\x0e\n" +
-	"\n" +
-	"RANK_JOKER\x10\x00\x12\f\n" +
+	"\x06detail\x18\x06 \x01(\tR\x06detail*\xef\x01\n" +
+	"\x04Rank\x12\x14\n" +
+	"\x10RANK_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bRANK_ACE\x10\x01\x12\f\n" +
 	"\bRANK_TWO\x10\x02\x12\x0e\n" +
 	"\n" +
@@ -4569,14 +4720,17 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\tRANK_JACK\x10\v\x12\x0e\n" +
 	"\n" +
 	"RANK_QUEEN\x10\f\x12\r\n" +
-	"\tRANK_KING\x10\r*Z\n" +
-	"\x04Suit\x12\r\n" +
-	"\tSUIT_NONE\x10\x00\x12\x0f\n" +
+	"\tRANK_KING\x10\r\x12\x0e\n" +
+	"\n" +
+	"RANK_JOKER\x10\x0e*p\n" +
+	"\x04Suit\x12\x14\n" +
+	"\x10SUIT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vSUIT_SPADES\x10\x01\x12\x0f\n" +
 	"\vSUIT_HEARTS\x10\x02\x12\x11\n" +
 	"\rSUIT_DIAMONDS\x10\x03\x12\x0e\n" +
 	"\n" +
-	"SUIT_CLUBS\x10\x04*\x90\x01\n" +
+	"SUIT_CLUBS\x10\x04\x12\r\n" +
+	"\tSUIT_NONE\x10\x05*\x90\x01\n" +
 	"\bMeldKind\x12\x19\n" +
 	"\x15MELD_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rMELD_KIND_SET\x10\x01\x12\x11\n" +
@@ -4597,16 +4751,16 @@ const file_rummy_referee_v1_referee_proto_rawDesc = "" +
 	"\x14MATCH_STATUS_WAITING\x10\x01\x12\x18\n" +
 	"\x14MATCH_STATUS_RUNNING\x10\x02\x12\x19\n" +
 	"\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n" +
-	"\x14MATCH_STATUS_ABORTED\x10\x042\xd1\x04\n" +
-	"\aReferee\x12]\n" +
+	"\x14MATCH_STATUS_ABORTED\x10\x042\xe4\x04\n" +
+	"\x0eRefereeService\x12]\n" +
 	"\fListVariants\x12%.rummy.referee.v1.ListVariantsRequest\x1a&.rummy.referee.v1.ListVariantsResponse\x12Z\n" +
-	"\vCreateMatch\x12$.rummy.referee.v1.CreateMatchRequest\x1a%.rummy.referee.v1.CreateMatchResponse\x12M\n" +
-	"\x04Play\x12\x1f.rummy.referee.v1.PlayerMessage\x1a .rummy.referee.v1.RefereeMessage(\x010\x01\x12G\n" +
-	"\x05Watch\x12\x1e.rummy.referee.v1.WatchRequest\x1a\x1c.rummy.referee.v1.MatchEvent0\x01\x12N\n" +
-	"\tGetResult\x12\".rummy.referee.v1.GetResultRequest\x1a\x1d.rummy.referee.v1.MatchResult\x12Q\n" +
-	"\bEvaluate\x12!.rummy.referee.v1.EvaluateRequest\x1a\".rummy.referee.v1.EvaluateResponse\x12P\n" +
+	"\vCreateMatch\x12$.rummy.referee.v1.CreateMatchRequest\x1a%.rummy.referee.v1.CreateMatchResponse\x12I\n" +
+	"\x04Play\x12\x1d.rummy.referee.v1.PlayRequest\x1a\x1e.rummy.referee.v1.PlayResponse(\x010\x01\x12J\n" +
+	"\x05Watch\x12\x1e.rummy.referee.v1.WatchRequest\x1a\x1f.rummy.referee.v1.WatchResponse0\x01\x12T\n" +
+	"\tGetResult\x12\".rummy.referee.v1.GetResultRequest\x1a#.rummy.referee.v1.GetResultResponse\x12Q\n" +
+	"\bEvaluate\x12!.rummy.referee.v1.EvaluateRequest\x1a\".rummy.referee.v1.EvaluateResponse\x12W\n" +
 	"\n" +
-	"AbortMatch\x12#.rummy.referee.v1.AbortMatchRequest\x1a\x1d.rummy.referee.v1.MatchResultB`\n" +
+	"AbortMatch\x12#.rummy.referee.v1.AbortMatchRequest\x1a$.rummy.referee.v1.AbortMatchResponseB`\n" +
 	"\x1aio.rummyreferee.referee.v1P\x01Z@github.com/rummy-referee/rummy/gen/go/rummy/referee/v1;refereev1b\x06proto3"
 
 var (
@@ -4622,7 +4776,7 @@ func file_rummy_referee_v1_referee_proto_rawDescGZIP() []byte {
 }
 
 var file_rummy_referee_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_rummy_referee_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(Rank)(0),                    // 0: rummy.referee.v1.Rank
 	(Suit)(0),                    // 1: rummy.referee.v1.Suit
@@ -4654,7 +4808,7 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*Join)(nil),                 // 27: rummy.referee.v1.Join
 	(*ResumePoint)(nil),          // 28: rummy.referee.v1.ResumePoint
 	(*SeatCredential)(nil),       // 29: rummy.referee.v1.SeatCredential
-	(*PlayerMessage)(nil),        // 30: rummy.referee.v1.PlayerMessage
+	(*PlayRequest)(nil),          // 30: rummy.referee.v1.PlayRequest
 	(*ActionMessage)(nil),        // 31: rummy.referee.v1.ActionMessage
 	(*Resign)(nil),               // 32: rummy.referee.v1.Resign
 	(*Welcome)(nil),              // 33: rummy.referee.v1.Welcome
@@ -4663,7 +4817,7 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*ActionRejected)(nil),       // 36: rummy.referee.v1.ActionRejected
 	(*ActionAccepted)(nil),       // 37: rummy.referee.v1.ActionAccepted
 	(*HandResult)(nil),           // 38: rummy.referee.v1.HandResult
-	(*RefereeMessage)(nil),       // 39: rummy.referee.v1.RefereeMessage
+	(*PlayResponse)(nil),         // 39: rummy.referee.v1.PlayResponse
 	(*Batch)(nil),                // 40: rummy.referee.v1.Batch
 	(*OptionInfo)(nil),           // 41: rummy.referee.v1.OptionInfo
 	(*VariantInfo)(nil),          // 42: rummy.referee.v1.VariantInfo
@@ -4674,18 +4828,21 @@ var file_rummy_referee_v1_referee_proto_goTypes = []any{
 	(*CreateMatchRequest)(nil),   // 47: rummy.referee.v1.CreateMatchRequest
 	(*CreateMatchResponse)(nil),  // 48: rummy.referee.v1.CreateMatchResponse
 	(*WatchRequest)(nil),         // 49: rummy.referee.v1.WatchRequest
-	(*AbortMatchRequest)(nil),    // 50: rummy.referee.v1.AbortMatchRequest
-	(*GetResultRequest)(nil),     // 51: rummy.referee.v1.GetResultRequest
-	(*Placement)(nil),            // 52: rummy.referee.v1.Placement
-	(*MatchResult)(nil),          // 53: rummy.referee.v1.MatchResult
-	(*SeatFaults)(nil),           // 54: rummy.referee.v1.SeatFaults
-	(*EvaluateRequest)(nil),      // 55: rummy.referee.v1.EvaluateRequest
-	(*GroupVerdict)(nil),         // 56: rummy.referee.v1.GroupVerdict
-	(*EvaluateResponse)(nil),     // 57: rummy.referee.v1.EvaluateResponse
-	nil,                          // 58: rummy.referee.v1.Seated.OptionsEntry
-	nil,                          // 59: rummy.referee.v1.CreateMatchRequest.OptionsEntry
-	nil,                          // 60: rummy.referee.v1.SeatFaults.RejectedEntry
-	nil,                          // 61: rummy.referee.v1.EvaluateRequest.OptionsEntry
+	(*WatchResponse)(nil),        // 50: rummy.referee.v1.WatchResponse
+	(*AbortMatchRequest)(nil),    // 51: rummy.referee.v1.AbortMatchRequest
+	(*AbortMatchResponse)(nil),   // 52: rummy.referee.v1.AbortMatchResponse
+	(*GetResultRequest)(nil),     // 53: rummy.referee.v1.GetResultRequest
+	(*GetResultResponse)(nil),    // 54: rummy.referee.v1.GetResultResponse
+	(*Placement)(nil),            // 55: rummy.referee.v1.Placement
+	(*MatchResult)(nil),          // 56: rummy.referee.v1.MatchResult
+	(*SeatFaults)(nil),           // 57: rummy.referee.v1.SeatFaults
+	(*EvaluateRequest)(nil),      // 58: rummy.referee.v1.EvaluateRequest
+	(*GroupVerdict)(nil),         // 59: rummy.referee.v1.GroupVerdict
+	(*EvaluateResponse)(nil),     // 60: rummy.referee.v1.EvaluateResponse
+	nil,                          // 61: rummy.referee.v1.Seated.OptionsEntry
+	nil,                          // 62: rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	nil,                          // 63: rummy.referee.v1.SeatFaults.RejectedEntry
+	nil,                          // 64: rummy.referee.v1.EvaluateRequest.OptionsEntry
 }
 var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	0,  // 0: rummy.referee.v1.Card.rank:type_name -> rummy.referee.v1.Rank
@@ -4735,60 +4892,63 @@ var file_rummy_referee_v1_referee_proto_depIdxs = []int32{
 	5,  // 44: rummy.referee.v1.MatchEvent.cards:type_name -> rummy.referee.v1.Card
 	29, // 45: rummy.referee.v1.Join.seat:type_name -> rummy.referee.v1.SeatCredential
 	28, // 46: rummy.referee.v1.Join.resume:type_name -> rummy.referee.v1.ResumePoint
-	27, // 47: rummy.referee.v1.PlayerMessage.join:type_name -> rummy.referee.v1.Join
-	31, // 48: rummy.referee.v1.PlayerMessage.action:type_name -> rummy.referee.v1.ActionMessage
-	32, // 49: rummy.referee.v1.PlayerMessage.resign:type_name -> rummy.referee.v1.Resign
+	27, // 47: rummy.referee.v1.PlayRequest.join:type_name -> rummy.referee.v1.Join
+	31, // 48: rummy.referee.v1.PlayRequest.action:type_name -> rummy.referee.v1.ActionMessage
+	32, // 49: rummy.referee.v1.PlayRequest.resign:type_name -> rummy.referee.v1.Resign
 	22, // 50: rummy.referee.v1.ActionMessage.action:type_name -> rummy.referee.v1.Action
-	58, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
+	61, // 51: rummy.referee.v1.Seated.options:type_name -> rummy.referee.v1.Seated.OptionsEntry
 	45, // 52: rummy.referee.v1.Seated.time_control:type_name -> rummy.referee.v1.TimeControl
 	3,  // 53: rummy.referee.v1.DecisionRequest.phase:type_name -> rummy.referee.v1.Phase
 	24, // 54: rummy.referee.v1.DecisionRequest.view:type_name -> rummy.referee.v1.SeatView
 	22, // 55: rummy.referee.v1.DecisionRequest.legal_actions:type_name -> rummy.referee.v1.Action
-	33, // 56: rummy.referee.v1.RefereeMessage.welcome:type_name -> rummy.referee.v1.Welcome
-	34, // 57: rummy.referee.v1.RefereeMessage.seated:type_name -> rummy.referee.v1.Seated
-	26, // 58: rummy.referee.v1.RefereeMessage.event:type_name -> rummy.referee.v1.MatchEvent
-	35, // 59: rummy.referee.v1.RefereeMessage.decision:type_name -> rummy.referee.v1.DecisionRequest
-	36, // 60: rummy.referee.v1.RefereeMessage.rejected:type_name -> rummy.referee.v1.ActionRejected
-	37, // 61: rummy.referee.v1.RefereeMessage.accepted:type_name -> rummy.referee.v1.ActionAccepted
-	38, // 62: rummy.referee.v1.RefereeMessage.hand_result:type_name -> rummy.referee.v1.HandResult
-	53, // 63: rummy.referee.v1.RefereeMessage.match_result:type_name -> rummy.referee.v1.MatchResult
-	40, // 64: rummy.referee.v1.RefereeMessage.batch:type_name -> rummy.referee.v1.Batch
-	39, // 65: rummy.referee.v1.Batch.messages:type_name -> rummy.referee.v1.RefereeMessage
+	33, // 56: rummy.referee.v1.PlayResponse.welcome:type_name -> rummy.referee.v1.Welcome
+	34, // 57: rummy.referee.v1.PlayResponse.seated:type_name -> rummy.referee.v1.Seated
+	26, // 58: rummy.referee.v1.PlayResponse.event:type_name -> rummy.referee.v1.MatchEvent
+	35, // 59: rummy.referee.v1.PlayResponse.decision:type_name -> rummy.referee.v1.DecisionRequest
+	36, // 60: rummy.referee.v1.PlayResponse.rejected:type_name -> rummy.referee.v1.ActionRejected
+	37, // 61: rummy.referee.v1.PlayResponse.accepted:type_name -> rummy.referee.v1.ActionAccepted
+	38, // 62: rummy.referee.v1.PlayResponse.hand_result:type_name -> rummy.referee.v1.HandResult
+	56, // 63: rummy.referee.v1.PlayResponse.match_result:type_name -> rummy.referee.v1.MatchResult
+	40, // 64: rummy.referee.v1.PlayResponse.batch:type_name -> rummy.referee.v1.Batch
+	39, // 65: rummy.referee.v1.Batch.messages:type_name -> rummy.referee.v1.PlayResponse
 	41, // 66: rummy.referee.v1.VariantInfo.options:type_name -> rummy.referee.v1.OptionInfo
 	42, // 67: rummy.referee.v1.ListVariantsResponse.variants:type_name -> rummy.referee.v1.VariantInfo
-	59, // 68: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
+	62, // 68: rummy.referee.v1.CreateMatchRequest.options:type_name -> rummy.referee.v1.CreateMatchRequest.OptionsEntry
 	46, // 69: rummy.referee.v1.CreateMatchRequest.seats:type_name -> rummy.referee.v1.SeatSpec
 	45, // 70: rummy.referee.v1.CreateMatchRequest.time_control:type_name -> rummy.referee.v1.TimeControl
 	25, // 71: rummy.referee.v1.CreateMatchRequest.decks:type_name -> rummy.referee.v1.Cards
-	4,  // 72: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
-	52, // 73: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
-	38, // 74: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
-	54, // 75: rummy.referee.v1.MatchResult.faults:type_name -> rummy.referee.v1.SeatFaults
-	60, // 76: rummy.referee.v1.SeatFaults.rejected:type_name -> rummy.referee.v1.SeatFaults.RejectedEntry
-	61, // 77: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
-	0,  // 78: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
-	8,  // 79: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
-	5,  // 80: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
-	56, // 81: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
-	43, // 82: rummy.referee.v1.Referee.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
-	47, // 83: rummy.referee.v1.Referee.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
-	30, // 84: rummy.referee.v1.Referee.Play:input_type -> rummy.referee.v1.PlayerMessage
-	49, // 85: rummy.referee.v1.Referee.Watch:input_type -> rummy.referee.v1.WatchRequest
-	51, // 86: rummy.referee.v1.Referee.GetResult:input_type -> rummy.referee.v1.GetResultRequest
-	55, // 87: rummy.referee.v1.Referee.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
-	50, // 88: rummy.referee.v1.Referee.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
-	44, // 89: rummy.referee.v1.Referee.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
-	48, // 90: rummy.referee.v1.Referee.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
-	39, // 91: rummy.referee.v1.Referee.Play:output_type -> rummy.referee.v1.RefereeMessage
-	26, // 92: rummy.referee.v1.Referee.Watch:output_type -> rummy.referee.v1.MatchEvent
-	53, // 93: rummy.referee.v1.Referee.GetResult:output_type -> rummy.referee.v1.MatchResult
-	57, // 94: rummy.referee.v1.Referee.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
-	53, // 95: rummy.referee.v1.Referee.AbortMatch:output_type -> rummy.referee.v1.MatchResult
-	89, // [89:96] is the sub-list for method output_type
-	82, // [82:89] is the sub-list for method input_type
-	82, // [82:82] is the sub-list for extension type_name
-	82, // [82:82] is the sub-list for extension extendee
-	0,  // [0:82] is the sub-list for field type_name
+	26, // 72: rummy.referee.v1.WatchResponse.event:type_name -> rummy.referee.v1.MatchEvent
+	56, // 73: rummy.referee.v1.AbortMatchResponse.result:type_name -> rummy.referee.v1.MatchResult
+	56, // 74: rummy.referee.v1.GetResultResponse.result:type_name -> rummy.referee.v1.MatchResult
+	4,  // 75: rummy.referee.v1.MatchResult.status:type_name -> rummy.referee.v1.MatchStatus
+	55, // 76: rummy.referee.v1.MatchResult.ranking:type_name -> rummy.referee.v1.Placement
+	38, // 77: rummy.referee.v1.MatchResult.hands:type_name -> rummy.referee.v1.HandResult
+	57, // 78: rummy.referee.v1.MatchResult.faults:type_name -> rummy.referee.v1.SeatFaults
+	63, // 79: rummy.referee.v1.SeatFaults.rejected:type_name -> rummy.referee.v1.SeatFaults.RejectedEntry
+	64, // 80: rummy.referee.v1.EvaluateRequest.options:type_name -> rummy.referee.v1.EvaluateRequest.OptionsEntry
+	0,  // 81: rummy.referee.v1.EvaluateRequest.wild_ranks:type_name -> rummy.referee.v1.Rank
+	8,  // 82: rummy.referee.v1.EvaluateRequest.groups:type_name -> rummy.referee.v1.Group
+	5,  // 83: rummy.referee.v1.GroupVerdict.cards:type_name -> rummy.referee.v1.Card
+	59, // 84: rummy.referee.v1.EvaluateResponse.groups:type_name -> rummy.referee.v1.GroupVerdict
+	43, // 85: rummy.referee.v1.RefereeService.ListVariants:input_type -> rummy.referee.v1.ListVariantsRequest
+	47, // 86: rummy.referee.v1.RefereeService.CreateMatch:input_type -> rummy.referee.v1.CreateMatchRequest
+	30, // 87: rummy.referee.v1.RefereeService.Play:input_type -> rummy.referee.v1.PlayRequest
+	49, // 88: rummy.referee.v1.RefereeService.Watch:input_type -> rummy.referee.v1.WatchRequest
+	53, // 89: rummy.referee.v1.RefereeService.GetResult:input_type -> rummy.referee.v1.GetResultRequest
+	58, // 90: rummy.referee.v1.RefereeService.Evaluate:input_type -> rummy.referee.v1.EvaluateRequest
+	51, // 91: rummy.referee.v1.RefereeService.AbortMatch:input_type -> rummy.referee.v1.AbortMatchRequest
+	44, // 92: rummy.referee.v1.RefereeService.ListVariants:output_type -> rummy.referee.v1.ListVariantsResponse
+	48, // 93: rummy.referee.v1.RefereeService.CreateMatch:output_type -> rummy.referee.v1.CreateMatchResponse
+	39, // 94: rummy.referee.v1.RefereeService.Play:output_type -> rummy.referee.v1.PlayResponse
+	50, // 95: rummy.referee.v1.RefereeService.Watch:output_type -> rummy.referee.v1.WatchResponse
+	54, // 96: rummy.referee.v1.RefereeService.GetResult:output_type -> rummy.referee.v1.GetResultResponse
+	60, // 97: rummy.referee.v1.RefereeService.Evaluate:output_type -> rummy.referee.v1.EvaluateResponse
+	52, // 98: rummy.referee.v1.RefereeService.AbortMatch:output_type -> rummy.referee.v1.AbortMatchResponse
+	92, // [92:99] is the sub-list for method output_type
+	85, // [85:92] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_rummy_referee_v1_referee_proto_init() }
@@ -4817,21 +4977,21 @@ func file_rummy_referee_v1_referee_proto_init() {
 		(*Join_BotToken)(nil),
 	}
 	file_rummy_referee_v1_referee_proto_msgTypes[25].OneofWrappers = []any{
-		(*PlayerMessage_Join)(nil),
-		(*PlayerMessage_Action)(nil),
-		(*PlayerMessage_Resign)(nil),
+		(*PlayRequest_Join)(nil),
+		(*PlayRequest_Action)(nil),
+		(*PlayRequest_Resign)(nil),
 	}
 	file_rummy_referee_v1_referee_proto_msgTypes[33].OneofWrappers = []any{}
 	file_rummy_referee_v1_referee_proto_msgTypes[34].OneofWrappers = []any{
-		(*RefereeMessage_Welcome)(nil),
-		(*RefereeMessage_Seated)(nil),
-		(*RefereeMessage_Event)(nil),
-		(*RefereeMessage_Decision)(nil),
-		(*RefereeMessage_Rejected)(nil),
-		(*RefereeMessage_Accepted)(nil),
-		(*RefereeMessage_HandResult)(nil),
-		(*RefereeMessage_MatchResult)(nil),
-		(*RefereeMessage_Batch)(nil),
+		(*PlayResponse_Welcome)(nil),
+		(*PlayResponse_Seated)(nil),
+		(*PlayResponse_Event)(nil),
+		(*PlayResponse_Decision)(nil),
+		(*PlayResponse_Rejected)(nil),
+		(*PlayResponse_Accepted)(nil),
+		(*PlayResponse_HandResult)(nil),
+		(*PlayResponse_MatchResult)(nil),
+		(*PlayResponse_Batch)(nil),
 	}
 	file_rummy_referee_v1_referee_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
@@ -4840,7 +5000,7 @@ func file_rummy_referee_v1_referee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rummy_referee_v1_referee_proto_rawDesc), len(file_rummy_referee_v1_referee_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   57,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,77 +33,77 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Referee_ListVariants_FullMethodName = "/rummy.referee.v1.Referee/ListVariants"
-	Referee_CreateMatch_FullMethodName  = "/rummy.referee.v1.Referee/CreateMatch"
-	Referee_Play_FullMethodName         = "/rummy.referee.v1.Referee/Play"
-	Referee_Watch_FullMethodName        = "/rummy.referee.v1.Referee/Watch"
-	Referee_GetResult_FullMethodName    = "/rummy.referee.v1.Referee/GetResult"
-	Referee_Evaluate_FullMethodName     = "/rummy.referee.v1.Referee/Evaluate"
-	Referee_AbortMatch_FullMethodName   = "/rummy.referee.v1.Referee/AbortMatch"
+	RefereeService_ListVariants_FullMethodName = "/rummy.referee.v1.RefereeService/ListVariants"
+	RefereeService_CreateMatch_FullMethodName  = "/rummy.referee.v1.RefereeService/CreateMatch"
+	RefereeService_Play_FullMethodName         = "/rummy.referee.v1.RefereeService/Play"
+	RefereeService_Watch_FullMethodName        = "/rummy.referee.v1.RefereeService/Watch"
+	RefereeService_GetResult_FullMethodName    = "/rummy.referee.v1.RefereeService/GetResult"
+	RefereeService_Evaluate_FullMethodName     = "/rummy.referee.v1.RefereeService/Evaluate"
+	RefereeService_AbortMatch_FullMethodName   = "/rummy.referee.v1.RefereeService/AbortMatch"
 )
 
-// RefereeClient is the client API for Referee service.
+// RefereeServiceClient is the client API for RefereeService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
-type RefereeClient interface {
+type RefereeServiceClient interface {
 	ListVariants(ctx context.Context, in *ListVariantsRequest, opts ...grpc.CallOption) (*ListVariantsResponse, error)
 	CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error)
-	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayerMessage, RefereeMessage], error)
-	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MatchEvent], error)
-	GetResult(ctx context.Context, in *GetResultRequest, opts ...grpc.CallOption) (*MatchResult, error)
+	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error)
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
+	GetResult(ctx context.Context, in *GetResultRequest, opts ...grpc.CallOption) (*GetResultResponse, error)
 	Evaluate(ctx context.Context, in *EvaluateRequest, opts ...grpc.CallOption) (*EvaluateResponse, error)
 	// Stop a running match: it ends ABORTED with no ranking (a tournament interrupted by Ctrl-C).
-	AbortMatch(ctx context.Context, in *AbortMatchRequest, opts ...grpc.CallOption) (*MatchResult, error)
+	AbortMatch(ctx context.Context, in *AbortMatchRequest, opts ...grpc.CallOption) (*AbortMatchResponse, error)
 }
 
-type refereeClient struct {
+type refereeServiceClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewRefereeClient(cc grpc.ClientConnInterface) RefereeClient {
-	return &refereeClient{cc}
+func NewRefereeServiceClient(cc grpc.ClientConnInterface) RefereeServiceClient {
+	return &refereeServiceClient{cc}
 }
 
-func (c *refereeClient) ListVariants(ctx context.Context, in *ListVariantsRequest, opts ...grpc.CallOption) (*ListVariantsResponse, error) {
+func (c *refereeServiceClient) ListVariants(ctx context.Context, in *ListVariantsRequest, opts ...grpc.CallOption) (*ListVariantsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListVariantsResponse)
-	err := c.cc.Invoke(ctx, Referee_ListVariants_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, RefereeService_ListVariants_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *refereeClient) CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error) {
+func (c *refereeServiceClient) CreateMatch(ctx context.Context, in *CreateMatchRequest, opts ...grpc.CallOption) (*CreateMatchResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateMatchResponse)
-	err := c.cc.Invoke(ctx, Referee_CreateMatch_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, RefereeService_CreateMatch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *refereeClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayerMessage, RefereeMessage], error) {
+func (c *refereeServiceClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayRequest, PlayResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &Referee_ServiceDesc.Streams[0], Referee_Play_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &RefereeService_ServiceDesc.Streams[0], RefereeService_Play_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[PlayerMessage, RefereeMessage]{ClientStream: stream}
+	x := &grpc.GenericClientStream[PlayRequest, PlayResponse]{ClientStream: stream}
 	return x, nil
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Referee_PlayClient = grpc.BidiStreamingClient[PlayerMessage, RefereeMessage]
+type RefereeService_PlayClient = grpc.BidiStreamingClient[PlayRequest, PlayResponse]
 
-func (c *refereeClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[MatchEvent], error) {
+func (c *refereeServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &Referee_ServiceDesc.Streams[1], Referee_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &RefereeService_ServiceDesc.Streams[1], RefereeService_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[WatchRequest, MatchEvent]{ClientStream: stream}
+	x := &grpc.GenericClientStream[WatchRequest, WatchResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -114,248 +114,248 @@ func (c *refereeClient) Watch(ctx context.Context, in *WatchRequest, opts ...grp
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Referee_WatchClient = grpc.ServerStreamingClient[MatchEvent]
+type RefereeService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
 
-func (c *refereeClient) GetResult(ctx context.Context, in *GetResultRequest, opts ...grpc.CallOption) (*MatchResult, error) {
+func (c *refereeServiceClient) GetResult(ctx context.Context, in *GetResultRequest, opts ...grpc.CallOption) (*GetResultResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(MatchResult)
-	err := c.cc.Invoke(ctx, Referee_GetResult_FullMethodName, in, out, cOpts...)
+	out := new(GetResultResponse)
+	err := c.cc.Invoke(ctx, RefereeService_GetResult_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *refereeClient) Evaluate(ctx context.Context, in *EvaluateRequest, opts ...grpc.CallOption) (*EvaluateResponse, error) {
+func (c *refereeServiceClient) Evaluate(ctx context.Context, in *EvaluateRequest, opts ...grpc.CallOption) (*EvaluateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EvaluateResponse)
-	err := c.cc.Invoke(ctx, Referee_Evaluate_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, RefereeService_Evaluate_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *refereeClient) AbortMatch(ctx context.Context, in *AbortMatchRequest, opts ...grpc.CallOption) (*MatchResult, error) {
+func (c *refereeServiceClient) AbortMatch(ctx context.Context, in *AbortMatchRequest, opts ...grpc.CallOption) (*AbortMatchResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(MatchResult)
-	err := c.cc.Invoke(ctx, Referee_AbortMatch_FullMethodName, in, out, cOpts...)
+	out := new(AbortMatchResponse)
+	err := c.cc.Invoke(ctx, RefereeService_AbortMatch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// RefereeServer is the server API for Referee service.
-// All implementations must embed UnimplementedRefereeServer
+// RefereeServiceServer is the server API for RefereeService service.
+// All implementations must embed UnimplementedRefereeServiceServer
 // for forward compatibility.
-type RefereeServer interface {
+type RefereeServiceServer interface {
 	ListVariants(context.Context, *ListVariantsRequest) (*ListVariantsResponse, error)
 	CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error)
-	Play(grpc.BidiStreamingServer[PlayerMessage, RefereeMessage]) error
-	Watch(*WatchRequest, grpc.ServerStreamingServer[MatchEvent]) error
-	GetResult(context.Context, *GetResultRequest) (*MatchResult, error)
+	Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error
+	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
+	GetResult(context.Context, *GetResultRequest) (*GetResultResponse, error)
 	Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error)
 	// Stop a running match: it ends ABORTED with no ranking (a tournament interrupted by Ctrl-C).
-	AbortMatch(context.Context, *AbortMatchRequest) (*MatchResult, error)
-	mustEmbedUnimplementedRefereeServer()
+	AbortMatch(context.Context, *AbortMatchRequest) (*AbortMatchResponse, error)
+	mustEmbedUnimplementedRefereeServiceServer()
 }
 
-// UnimplementedRefereeServer must be embedded to have
+// UnimplementedRefereeServiceServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedRefereeServer struct{}
+type UnimplementedRefereeServiceServer struct{}
 
-func (UnimplementedRefereeServer) ListVariants(context.Context, *ListVariantsRequest) (*ListVariantsResponse, error) {
+func (UnimplementedRefereeServiceServer) ListVariants(context.Context, *ListVariantsRequest) (*ListVariantsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListVariants not implemented")
 }
-func (UnimplementedRefereeServer) CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error) {
+func (UnimplementedRefereeServiceServer) CreateMatch(context.Context, *CreateMatchRequest) (*CreateMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateMatch not implemented")
 }
-func (UnimplementedRefereeServer) Play(grpc.BidiStreamingServer[PlayerMessage, RefereeMessage]) error {
+func (UnimplementedRefereeServiceServer) Play(grpc.BidiStreamingServer[PlayRequest, PlayResponse]) error {
 	return status.Error(codes.Unimplemented, "method Play not implemented")
 }
-func (UnimplementedRefereeServer) Watch(*WatchRequest, grpc.ServerStreamingServer[MatchEvent]) error {
+func (UnimplementedRefereeServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
 }
-func (UnimplementedRefereeServer) GetResult(context.Context, *GetResultRequest) (*MatchResult, error) {
+func (UnimplementedRefereeServiceServer) GetResult(context.Context, *GetResultRequest) (*GetResultResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetResult not implemented")
 }
-func (UnimplementedRefereeServer) Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error) {
+func (UnimplementedRefereeServiceServer) Evaluate(context.Context, *EvaluateRequest) (*EvaluateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Evaluate not implemented")
 }
-func (UnimplementedRefereeServer) AbortMatch(context.Context, *AbortMatchRequest) (*MatchResult, error) {
+func (UnimplementedRefereeServiceServer) AbortMatch(context.Context, *AbortMatchRequest) (*AbortMatchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AbortMatch not implemented")
 }
-func (UnimplementedRefereeServer) mustEmbedUnimplementedRefereeServer() {}
-func (UnimplementedRefereeServer) testEmbeddedByValue()                 {}
+func (UnimplementedRefereeServiceServer) mustEmbedUnimplementedRefereeServiceServer() {}
+func (UnimplementedRefereeServiceServer) testEmbeddedByValue()                        {}
 
-// UnsafeRefereeServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to RefereeServer will
+// UnsafeRefereeServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to RefereeServiceServer will
 // result in compilation errors.
-type UnsafeRefereeServer interface {
-	mustEmbedUnimplementedRefereeServer()
+type UnsafeRefereeServiceServer interface {
+	mustEmbedUnimplementedRefereeServiceServer()
 }
 
-func RegisterRefereeServer(s grpc.ServiceRegistrar, srv RefereeServer) {
-	// If the following call panics, it indicates UnimplementedRefereeServer was
+func RegisterRefereeServiceServer(s grpc.ServiceRegistrar, srv RefereeServiceServer) {
+	// If the following call panics, it indicates UnimplementedRefereeServiceServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&Referee_ServiceDesc, srv)
+	s.RegisterService(&RefereeService_ServiceDesc, srv)
 }
 
-func _Referee_ListVariants_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _RefereeService_ListVariants_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListVariantsRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RefereeServer).ListVariants(ctx, in)
+		return srv.(RefereeServiceServer).ListVariants(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Referee_ListVariants_FullMethodName,
+		FullMethod: RefereeService_ListVariants_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RefereeServer).ListVariants(ctx, req.(*ListVariantsRequest))
+		return srv.(RefereeServiceServer).ListVariants(ctx, req.(*ListVariantsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Referee_CreateMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _RefereeService_CreateMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateMatchRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RefereeServer).CreateMatch(ctx, in)
+		return srv.(RefereeServiceServer).CreateMatch(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Referee_CreateMatch_FullMethodName,
+		FullMethod: RefereeService_CreateMatch_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RefereeServer).CreateMatch(ctx, req.(*CreateMatchRequest))
+		return srv.(RefereeServiceServer).CreateMatch(ctx, req.(*CreateMatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Referee_Play_Handler(srv interface{}, stream grpc.ServerStream) error {
-	return srv.(RefereeServer).Play(&grpc.GenericServerStream[PlayerMessage, RefereeMessage]{ServerStream: stream})
+func _RefereeService_Play_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(RefereeServiceServer).Play(&grpc.GenericServerStream[PlayRequest, PlayResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Referee_PlayServer = grpc.BidiStreamingServer[PlayerMessage, RefereeMessage]
+type RefereeService_PlayServer = grpc.BidiStreamingServer[PlayRequest, PlayResponse]
 
-func _Referee_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+func _RefereeService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(RefereeServer).Watch(m, &grpc.GenericServerStream[WatchRequest, MatchEvent]{ServerStream: stream})
+	return srv.(RefereeServiceServer).Watch(m, &grpc.GenericServerStream[WatchRequest, WatchResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Referee_WatchServer = grpc.ServerStreamingServer[MatchEvent]
+type RefereeService_WatchServer = grpc.ServerStreamingServer[WatchResponse]
 
-func _Referee_GetResult_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _RefereeService_GetResult_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetResultRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RefereeServer).GetResult(ctx, in)
+		return srv.(RefereeServiceServer).GetResult(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Referee_GetResult_FullMethodName,
+		FullMethod: RefereeService_GetResult_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RefereeServer).GetResult(ctx, req.(*GetResultRequest))
+		return srv.(RefereeServiceServer).GetResult(ctx, req.(*GetResultRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Referee_Evaluate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _RefereeService_Evaluate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EvaluateRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RefereeServer).Evaluate(ctx, in)
+		return srv.(RefereeServiceServer).Evaluate(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Referee_Evaluate_FullMethodName,
+		FullMethod: RefereeService_Evaluate_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RefereeServer).Evaluate(ctx, req.(*EvaluateRequest))
+		return srv.(RefereeServiceServer).Evaluate(ctx, req.(*EvaluateRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Referee_AbortMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _RefereeService_AbortMatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AbortMatchRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RefereeServer).AbortMatch(ctx, in)
+		return srv.(RefereeServiceServer).AbortMatch(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Referee_AbortMatch_FullMethodName,
+		FullMethod: RefereeService_AbortMatch_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RefereeServer).AbortMatch(ctx, req.(*AbortMatchRequest))
+		return srv.(RefereeServiceServer).AbortMatch(ctx, req.(*AbortMatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// Referee_ServiceDesc is the grpc.ServiceDesc for Referee service.
+// RefereeService_ServiceDesc is the grpc.ServiceDesc for RefereeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var Referee_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "rummy.referee.v1.Referee",
-	HandlerType: (*RefereeServer)(nil),
+var RefereeService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "rummy.referee.v1.RefereeService",
+	HandlerType: (*RefereeServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "ListVariants",
-			Handler:    _Referee_ListVariants_Handler,
+			Handler:    _RefereeService_ListVariants_Handler,
 		},
 		{
 			MethodName: "CreateMatch",
-			Handler:    _Referee_CreateMatch_Handler,
+			Handler:    _RefereeService_CreateMatch_Handler,
 		},
 		{
 			MethodName: "GetResult",
-			Handler:    _Referee_GetResult_Handler,
+			Handler:    _RefereeService_GetResult_Handler,
 		},
 		{
 			MethodName: "Evaluate",
-			Handler:    _Referee_Evaluate_Handler,
+			Handler:    _RefereeService_Evaluate_Handler,
 		},
 		{
 			MethodName: "AbortMatch",
-			Handler:    _Referee_AbortMatch_Handler,
+			Handler:    _RefereeService_AbortMatch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Play",
-			Handler:       _Referee_Play_Handler,
+			Handler:       _RefereeService_Play_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},
 		{
 			StreamName:    "Watch",
-			Handler:       _Referee_Watch_Handler,
+			Handler:       _RefereeService_Watch_Handler,
 			ServerStreams: true,
 		},
 	},

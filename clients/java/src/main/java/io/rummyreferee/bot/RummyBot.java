@@ -11,9 +11,9 @@ import io.rummyreferee.referee.v1.ActionMessage;
 import io.rummyreferee.referee.v1.ActionRejected;
 import io.rummyreferee.referee.v1.Join;
 import io.rummyreferee.referee.v1.MatchResult;
-import io.rummyreferee.referee.v1.PlayerMessage;
-import io.rummyreferee.referee.v1.RefereeGrpc;
-import io.rummyreferee.referee.v1.RefereeMessage;
+import io.rummyreferee.referee.v1.PlayRequest;
+import io.rummyreferee.referee.v1.RefereeServiceGrpc;
+import io.rummyreferee.referee.v1.PlayResponse;
 import io.rummyreferee.referee.v1.SeatCredential;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -103,7 +103,7 @@ public final class RummyBot {
         ManagedChannel channel = Grpc.newChannelBuilder(options.referee(), InsecureChannelCredentials.create())
                 .build();
         try {
-            return new Session(bot, options).run(RefereeGrpc.newStub(channel));
+            return new Session(bot, options).run(RefereeServiceGrpc.newStub(channel));
         } finally {
             channel.shutdownNow();
             channel.awaitTermination(5, TimeUnit.SECONDS);
@@ -118,7 +118,7 @@ public final class RummyBot {
         /** Decisions answered but not yet accepted, by match id then request id, for retries after a rejection. */
         private final Map<String, Map<Long, Request>> pending = new HashMap<>();
         private final List<MatchResult> results = new ArrayList<>();
-        private StreamObserver<PlayerMessage> outbox;
+        private StreamObserver<PlayRequest> outbox;
         private boolean welcomed;
 
         Session(Bot bot, BotOptions options) {
@@ -126,10 +126,10 @@ public final class RummyBot {
             this.options = options;
         }
 
-        List<MatchResult> run(RefereeGrpc.RefereeStub stub) throws InterruptedException {
+        List<MatchResult> run(RefereeServiceGrpc.RefereeServiceStub stub) throws InterruptedException {
             outbox = stub.play(new StreamObserver<>() {
                 @Override
-                public void onNext(RefereeMessage message) {
+                public void onNext(PlayResponse message) {
                     inbox.add(new Received(message));
                 }
 
@@ -143,7 +143,7 @@ public final class RummyBot {
                     inbox.add(new Closed(Status.OK));
                 }
             });
-            outbox.onNext(PlayerMessage.newBuilder().setJoin(join()).build());
+            outbox.onNext(PlayRequest.newBuilder().setJoin(join()).build());
             while (true) {
                 Inbound next = inbox.take();
                 if (next instanceof Closed closed) {
@@ -155,7 +155,7 @@ public final class RummyBot {
                     }
                     throw closed.status().asRuntimeException();
                 }
-                RefereeMessage message = ((Received) next).message();
+                PlayResponse message = ((Received) next).message();
                 welcomed |= message.hasWelcome();
                 if (handle(message)) {
                     outbox.onCompleted();
@@ -184,7 +184,7 @@ public final class RummyBot {
         }
 
         /** Handles one message; returns true when the session is over (seat mode: our match ended). */
-        private boolean handle(RefereeMessage message) {
+        private boolean handle(PlayResponse message) {
             switch (message.getBodyCase()) {
                 case SEATED -> bot.onSeated(message.getSeated());
                 case EVENT -> bot.onEvent(message.getEvent());
@@ -237,7 +237,7 @@ public final class RummyBot {
             if (action == null) {
                 return;
             }
-            outbox.onNext(PlayerMessage.newBuilder()
+            outbox.onNext(PlayRequest.newBuilder()
                     .setAction(ActionMessage.newBuilder()
                             .setMatchId(request.matchId())
                             .setRequestId(request.requestId())
@@ -282,7 +282,7 @@ public final class RummyBot {
 
     private sealed interface Inbound permits Received, Closed {}
 
-    private record Received(RefereeMessage message) implements Inbound {}
+    private record Received(PlayResponse message) implements Inbound {}
 
     private record Closed(Status status) implements Inbound {}
 }

@@ -139,14 +139,19 @@ public final class IndianGreedy {
         Map<Card, Double> values = keepValues(hand, wilds);
         Comparator<Card> order = Comparator.<Card>comparingDouble(values::get)
                 .thenComparingInt(c -> -points(c, wilds))
-                .thenComparingInt(Card::getRankValue)
+                .thenComparingInt(c -> order(c.getRank()))
                 .thenComparingInt(Card::getSuitValue);
         return hand.stream().min(order).orElseThrow();
     }
 
-    /** IND-3: J, Q, K and A count 10, number cards their face value, wilds 0. */
+    /** A rank's place in the referee's card order: a printed joker (RANK_JOKER, 14 on the wire) first, as 0. */
+    static int order(Rank rank) {
+        return rank == Rank.RANK_JOKER ? 0 : rank.getNumber();
+    }
+
+    /** IND-3: J, Q, K and A count 10, number cards their face value, wilds (and printed jokers) 0. */
     static int points(Card card, Set<Rank> wilds) {
-        if (wilds.contains(card.getRank())) {
+        if (wilds.contains(card.getRank()) || card.getRank() == Rank.RANK_JOKER) {
             return 0;
         }
         return HIGH.contains(card.getRank()) ? 10 : card.getRankValue();
@@ -154,7 +159,7 @@ public final class IndianGreedy {
 
     /** Run positions of a card: an ace is low (1) or high (14). */
     private static List<Integer> positions(Card card) {
-        return card.getRank() == Rank.RANK_ACE ? List.of(1, 14) : List.of(card.getRankValue());
+        return card.getRank() == Rank.RANK_ACE ? List.of(1, 14) : List.of(order(card.getRank()));
     }
 
     private static int count(Set<Integer> positions, int p) {
