@@ -201,9 +201,9 @@ CREATE TABLE ratings (
     sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (bot_id, run_id));
 """
 
-# Version 2: SPRTs of a new version against the previous one. Plain SQL that SQLite and PostgreSQL both take
+# SPRTs of a new version against the previous one. Plain SQL that SQLite and PostgreSQL both take
 # (DOUBLE PRECISION: REAL would be 4 bytes in PostgreSQL). A test's deals are listed in sprt_deals.
-_V2 = """
+_SPRT = """
 CREATE TABLE sprt_tests (
     candidate_id INTEGER NOT NULL, baseline_id INTEGER NOT NULL, elo0 DOUBLE PRECISION NOT NULL,
     elo1 DOUBLE PRECISION NOT NULL, alpha DOUBLE PRECISION NOT NULL, beta DOUBLE PRECISION NOT NULL,
@@ -216,7 +216,7 @@ CREATE INDEX games_deal ON games (deal);
 """
 
 # MIGRATIONS[v]: from schema version v to v + 1 (v = 0: an empty database)
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _SPRT)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
