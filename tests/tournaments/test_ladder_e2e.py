@@ -1,21 +1,32 @@
-"""The ladder service end to end on 127.0.0.1: two house bots (one in bwrap where the host has it) and two remote
-Python bots that join with keys from `ladder bots add` play unattended; a made-up key is refused; a remote bot killed
-and started again rejoins as the same entry; /api/leaderboard lists every bot with error bars; a kill -9 of the
-service and a restart lose and double no finished game."""
+"""The ladder service end to end on 127.0.0.1.
+
+- Two house bots (one in bwrap where the host has it) and two remote Python bots that join with keys from `ladder
+  bots add` play unattended; a made-up key is refused; a remote bot killed and started again rejoins as the same
+  entry; /api/leaderboard lists every bot with error bars; a kill -9 of the service and a restart lose and double
+  no finished game.
+- Remote bots in three languages (Python, the Go SDK, a shell bot through `referee-bridge`) play 100+ games
+  unattended; a second version of the Python bot gets an SPRT verdict against the first; the leaderboard page in
+  headless Chromium shows the numbers /api/leaderboard gives, and a bot page's replay link opens the replay.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
@@ -62,9 +73,12 @@ def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
 
 
 def _remote(tmp: Path, referee: str, key: str, module: str, name: str) -> subprocess.Popen[bytes]:
+    return _run_bot(tmp, referee, key, [sys.executable, "-m", f"rummybot.bots.{module}"], name)
+
+
+def _run_bot(tmp: Path, referee: str, key: str, command: list[str], name: str) -> subprocess.Popen[bytes]:
     env = {**ENV, "RUMMY_REFEREE": referee, "RUMMY_BOT_TOKEN": key}  # the key in the environment, not on argv
-    return subprocess.Popen([sys.executable, "-m", f"rummybot.bots.{module}"], cwd=tmp, env=env,
-                            stdout=(tmp / f"{name}.log").open("ab"), stderr=subprocess.STDOUT)
+    return subprocess.Popen(command, cwd=tmp, env=env, stdout=(tmp / f"{name}.log").open("ab"), stderr=subprocess.STDOUT)
 
 
 def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
@@ -126,6 +140,139 @@ def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
         assert len(again) == len({k for k, _ in again}) == len({m for _, m in again})  # nothing doubled
         status = _cli("status", "-c", "ladder.toml", cwd=tmp)
         assert status.returncode == 0 and "alice@1" in status.stdout and "±" in status.stdout
+    finally:
+        for p in bots.values():
+            p.kill()
+        service.send_signal(signal.SIGTERM)
+        try:
+            service.wait(20)
+        except subprocess.TimeoutExpired:
+            service.kill()
+
+
+def _go_greedy(tmp: Path) -> Path | None:
+    """The Go SDK's greedy bot: clients/go/bin/greedy when built (bash clients/go/build.sh), else built here into
+    ``tmp`` (the module cache makes it quick). None, with a warning, where Go is missing; required under CI."""
+    built = ROOT / "clients" / "go" / "bin" / "greedy"
+    if built.is_file():
+        return built
+    if shutil.which("go") is None:
+        why = "Go is not installed: the ladder's end-to-end test runs without its Go bot (install Go, or run " \
+              "`bash clients/go/build.sh` on a host with it)"
+        if os.environ.get("CI") == "true" or os.environ.get("RUMMY_REQUIRE_CLIENTS") == "1":
+            pytest.fail(why + "; required in CI")
+        warnings.warn(why, stacklevel=2)
+        return None
+    done = subprocess.run(["go", "build", "-buildvcs=false", "-trimpath", "-o", str(tmp / "go-greedy"), "./cmd/greedy"],
+                          cwd=ROOT / "clients" / "go", capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"the Go bot does not build: {done.stderr[-2000:]}"
+    return tmp / "go-greedy"
+
+
+def _chromium() -> Any:
+    """Playwright's Chromium on Debian's package (as tests/web drives it), or a skip saying what is missing."""
+    chromium = Path("/usr/bin/chromium")
+    why = "" if chromium.exists() else "no /usr/bin/chromium (scripts/install-browser.sh installs it)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        why = why or "the playwright package is missing (pip install -e '.[dev]')"
+    if why:
+        if os.environ.get("RUMMY_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"RUMMY_REQUIRE_BROWSER=1 but {why}")
+        pytest.skip(f"the ladder's page is not checked in a browser: {why}")
+    return sync_playwright, chromium
+
+
+def _json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_sprt_verdict(tmp_path: Path) -> None:
+    tmp = tmp_path
+    sync_playwright, chromium = _chromium()
+    (tmp / "ladder.toml").write_text(
+        '[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:0"\nweb = "127.0.0.1:0"\n'
+        "concurrency = 4\nmax_hands = 1\nrefit_s = 0.5\nexploration = 0.3\n"
+        "time_control = { per_move_ms = 1000, connect_ms = 5000 }\n"
+        "sprt = { elo0 = 0, elo1 = 200, alpha = 0.05, beta = 0.05, share = 0.5 }\n")
+    keys = {}
+    for name, version in (("py", "1"), ("go", "1"), ("stdio", "1"), ("py", "2")):
+        done = _cli("bots", "add", name, "--version", version, "-c", "ladder.toml", cwd=tmp)
+        assert done.returncode == 0, done.stderr
+        keys[f"{name}@{version}"] = done.stdout.strip().splitlines()[-1]
+    go = _go_greedy(tmp)
+    bridge = [sys.executable, "-c", "from rummybot.stdio import main; main()", "--", "sh",
+              str(ROOT / "clients" / "stdio" / "examples" / "first_legal.sh")]
+    commands = {"py@1": [sys.executable, "-m", "rummybot.bots.random_bot"],  # the first version: random
+                "py@2": [sys.executable, "-m", "rummybot.bots.greedy"],  # the second: greedy, clearly stronger
+                "stdio@1": bridge}
+    if go is not None:
+        commands["go@1"] = [str(go)]
+    service, addrs = _serve(tmp)
+    bots: dict[str, subprocess.Popen[bytes]] = {}
+    web = addrs["web"]
+    try:
+        for label, command in commands.items():
+            bots[label] = _run_bot(tmp, addrs["referee"], keys[label], command, label)
+        board = _wait("100 games, every bot in them", lambda: (b := _board(web))
+                      and sum(x["games"] for x in b.values()) >= 200  # two seats a game: 100 games
+                      and all(b[label]["games"] >= 10 for label in commands) and b, timeout=240)
+        assert all(p.poll() is None for p in bots.values()), {k: p.poll() for k, p in bots.items()}
+        test = _wait("the SPRT verdict", lambda: (t := _json(f"{web}/api/bots/py@2")["sprt"]) and t[0]["status"] != "running"
+                     and t[0], timeout=120)
+        assert (test["candidate"], test["baseline"], test["status"]) == ("py@2", "py@1", "H1"), test
+        assert test["llr"] >= test["upper_bound"] == pytest.approx(2.944, abs=1e-3) and test["deals"] >= 2
+        assert _json(f"{web}/api/bots/py@1")["sprt"][0]["status"] == "H1"  # shown on both entries
+        con = sqlite3.connect(tmp / "data" / "ladder.db", timeout=10)
+        try:  # the test's games were scheduled for it, beside the normal ones, and say so
+            whys = [w for (w,) in con.execute("SELECT d.why FROM games g JOIN deals d ON d.key = g.deal")]
+        finally:
+            con.close()
+        sprt_games = [w for w in whys if w.startswith("sprt: py@2 (new version) against py@1 (the previous one)")]
+        assert len(sprt_games) >= 2 * test["deals"] and len(whys) - len(sprt_games) >= 50
+        for label in bots:  # every bot played by the rules: no forfeits, no refused answers
+            f = board[label]["faults"]
+            assert f["forfeits"] == 0 and not f["refused"], (label, f, (tmp / f"{label}.log").read_text()[-2000:])
+        # stop the bots: the ladder goes quiet, and the page and the JSON can be compared number for number
+        for p in bots.values():
+            p.kill()
+            p.wait(10)
+        settled: list[Any] = []
+
+        def quiet() -> bool:
+            now = _json(f"{web}/api/leaderboard")
+            settled.append(now)
+            return len(settled) > 1 and settled[-2] == now and not any(b["online"] for b in now["bots"]) and \
+                all(b["error95"] is not None for b in now["bots"])
+        _wait("the ladder quiet", lambda: (time.sleep(1.5), quiet())[1], timeout=60)
+        final = settled[-1]
+        assert final["games"] >= 100 and {b["bot"] for b in final["bots"]} == set(commands)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-dev-shm-usage"])
+            try:
+                page = browser.new_page()
+                page.goto(f"{web}/")
+                rows = page.eval_on_selector_all("tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+                shown = {r[1]: r for r in rows}
+                for b in final["bots"]:
+                    r = shown[b["bot"]]
+                    assert r[0] == str(b["rank"]) and r[2] == f"{b['elo']:.0f} ± {b['error95']:.0f}", (r, b)
+                    assert r[4] == str(b["games"]), (r, b)
+                assert page.locator("svg[aria-label]").count() == len(final["bots"])  # a drawn error bar each
+                page.click("a[href='/bots/py@2']")
+                page.wait_for_selector("tr.sprt")
+                assert page.text_content("tr.sprt .sprt-status") == "H1"
+                assert f"{test['llr']:+.2f}" in (page.text_content("tr.sprt") or "")
+                replay = page.locator("a[href^='/replay/']").first
+                href = replay.get_attribute("href")
+                replay.click()
+                page.wait_for_selector("#table[data-frame]", timeout=15_000)
+                assert urllib.parse.urlsplit(page.url).path == href
+                assert "py@2" in (page.text_content("body") or "")  # the replay names the seats by their entries
+            finally:
+                browser.close()
     finally:
         for p in bots.values():
             p.kill()

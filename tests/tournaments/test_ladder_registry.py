@@ -104,3 +104,26 @@ def test_a_game_is_stored_once_with_its_faults(tmp_path: Path) -> None:
         f = store.faults()
         assert f[b.id].forfeits == 1 and f[b.id].refused == {"CARD_NOT_IN_HAND": 2} and f[b.id].disconnects == 1
         assert f[a.id].total == 0 and f[a.id].games == 1
+
+
+def _said(capsys: pytest.CaptureFixture[str]) -> str:
+    """What the command printed on stderr, on one line (the console wraps long messages)."""
+    return " ".join(capsys.readouterr().err.split())
+
+
+def test_a_house_bot_runs_in_the_folder_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = _config(tmp_path)
+    (tmp_path / "bots" / "g").mkdir(parents=True)
+    assert main(["ladder", "bots", "add", "g", "--cwd", str(tmp_path / "bots" / "nope"), "-c", str(cfg), "--",
+                 "python", "-m", "rummybot.bots.greedy"]) == 2
+    assert "no such folder" in _said(capsys)
+    assert main(["ladder", "bots", "add", "g", "--cwd", str(tmp_path / "bots" / "g"), "-c", str(cfg)]) == 2
+    assert "give its command" in _said(capsys)  # a remote bot has no folder here
+    assert main(["ladder", "bots", "add", "g", "--cwd", str(tmp_path / "bots" / "g"), "-c", str(cfg), "--",
+                 "./run.sh"]) == 2  # a relative program is looked for in that folder
+    assert "bots/g/run.sh" in _said(capsys).replace(" ", "")
+    assert main(["ladder", "bots", "add", "g", "--cwd", str(tmp_path / "bots" / "g"), "-c", str(cfg), "--",
+                 "python", "-m", "rummybot.bots.greedy"]) == 0
+    with SqliteLadderStore(tmp_path / "data" / "ladder.db") as store:
+        (g,) = store.bots()
+    assert g.cwd == str(tmp_path / "bots" / "g")

@@ -39,6 +39,8 @@ def add_parsers(lsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                           "a house bot the ladder runs", usage="tournament ladder bots add NAME [--version V] [-- COMMAND...]")
     add.add_argument("name")
     add.add_argument("--version", default="1", help="a new version is a new entry with its own history (default 1)")
+    add.add_argument("--cwd", type=Path, default=None, help="a house bot's folder, which it runs in and is the only "
+                     "one it sees in the sandbox (default: here); relative paths in COMMAND are taken from it")
     add.add_argument("--sandbox", choices=("bwrap", "none"), default="", help="a house bot's sandbox (default: the "
                      "ladder's sandbox setting, else bwrap where it works)")
     _config_arg(add)
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
         if args.ladder_cmd == "status":
             return _status(cfg, console)
         if args.bots_cmd == "add":
-            return _add(cfg, args.name, args.version, command, console, err, args.sandbox)
+            return _add(cfg, args.name, args.version, command, console, err, args.sandbox, args.cwd)
         if args.bots_cmd == "list":
             return _list(cfg, args.all, console)
         return _revoke(cfg, args.name, console)
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
 
 
 def _add(cfg: object, name: str, version: str, command: Sequence[str], console: Console, err: Console,
-         sandbox: str = "") -> int:
+         sandbox: str = "", cwd: Path | None = None) -> int:
     from tournaments.botproc import cannot_start
     from tournaments.config import BotSpec
     from tournaments.ladder.config import LadderConfig
@@ -98,12 +100,17 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
 
     assert isinstance(cfg, LadderConfig)
     check_name(name, version)
+    if cwd is not None and not command:
+        raise ValueError("--cwd is a house bot's folder: give its command after --")
+    folder = (cwd or Path.cwd()).resolve()
+    if not folder.is_dir():
+        raise ValueError(f"--cwd {cwd}: no such folder; nothing was added")
     with open_store(cfg.storage) as store:
         if command:
-            why = cannot_start(BotSpec(name, tuple(command), Path.cwd()))
+            why = cannot_start(BotSpec(name, tuple(command), folder))
             if why is not None:
                 raise ValueError(f"house bot {name}@{version} cannot start: {why}; nothing was added")
-            bot = store.add_bot(name, version, "house", None, command, str(Path.cwd()), sandbox)
+            bot = store.add_bot(name, version, "house", None, command, str(folder), sandbox)
             console.print(f"registered house bot {bot.label}: the ladder starts it (sandboxed where it can) and "
                           "restarts it", highlight=False)
             return 0

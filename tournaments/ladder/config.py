@@ -14,12 +14,14 @@
     max_hands = 4
     sandbox = "bwrap"               # house bots, as in a tournament (tournaments/sandbox.py)
     limits = { memory_mb = 1024 }
+    sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05, max_deals = 500, share = 0.5 }  # new versions
 
 The game keys are checked by the tournament config's own parser (one set of rules, one set of messages).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,14 +30,15 @@ from typing import Any
 
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.ladder.store import is_postgres_url
+from tournaments.ladder.versions import SprtSettings
 
 __all__ = ["LadderConfig", "load_ladder_config", "parse_ladder_config", "DB_FILE"]
 
 DB_FILE = "ladder.db"
 _GAME_KEYS = ("variant", "options", "seats", "time_control", "seed", "max_turns_per_hand", "max_hands",
               "forfeit_after", "match_timeout_s", "sandbox", "limits")
-_OWN_KEYS = ("data", "database", "listen", "web", "concurrency", "per_bot_games", "per_bot_per_hour", "tls_cert", "tls_key",
-             "refit_s", "pause_after", "pause_s", "exploration")
+_OWN_KEYS = ("data", "database", "listen", "web", "concurrency", "per_bot_games", "per_bot_per_hour", "tls_cert",
+             "tls_key", "refit_s", "pause_after", "pause_s", "exploration", "sprt")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class LadderConfig:
     pause_after: int = 4  # this many failed games in a row (forfeited, or refused answers past the limit) pause a bot
     pause_s: float = 300.0  # a paused bot's first pause; each pause after a failed retry doubles it (at most a day)
     exploration: float = 0.15  # the share of opponents drawn from the whole field rather than near in rating
+    sprt: SprtSettings = SprtSettings()  # the SPRT of each new version against the previous one
     source: Path | None = None
     database: str = ""  # a postgresql:// URL; "": SQLite in DATA/ladder.db
 
@@ -100,8 +104,6 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
         game = parse_config({"tournament": game_table, "bots": dummy}, base, source=source)
     except ConfigError as exc:
         raise ConfigError(str(exc.key).replace("tournament.", "ladder.", 1), exc.problem) from exc
-    import dataclasses
-
     game = dataclasses.replace(game, bots=())
     if game.team_play:
         raise ConfigError("ladder.variant", f"{game.variant} is a partnership game: a bot would hold two seats, and a "
@@ -134,6 +136,7 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
     if ":" not in listen:
         raise ConfigError("ladder.listen", f"must be HOST:PORT, not {listen!r}")
     return LadderConfig(
+        sprt=_sprt(t.get("sprt", {})),
         game=game, data=data_dir, listen=listen, web=text("web", "127.0.0.1:8080"),
         concurrency=num("concurrency", 2, 1), per_bot_games=num("per_bot_games", 2, 1),
         per_bot_per_hour=num("per_bot_per_hour", 600, 1), tls_cert=tls_cert, tls_key=tls_key,
@@ -141,3 +144,22 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
         pause_s=float(num("pause_s", 300.0, 0, integer=False)),
         exploration=float(num("exploration", 0.15, 0, integer=False)), source=source, database=database,
     )
+
+
+def _sprt(v: Any) -> SprtSettings:
+    """``sprt = { elo0, elo1, alpha, beta, max_deals, share }``, each optional. :raises ConfigError:"""
+    if not isinstance(v, Mapping):
+        raise ConfigError("ladder.sprt", f"must be a table (sprt = {{ elo0 = 0, elo1 = 50 }}), not {v!r}")
+    known = [f.name for f in dataclasses.fields(SprtSettings)]
+    for k, x in v.items():
+        if k not in known:
+            raise ConfigError(f"ladder.sprt.{k}", f"unknown key; known: {', '.join(known)}")
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or (k == "max_deals" and not isinstance(x, int)):
+            raise ConfigError(f"ladder.sprt.{k}", f"must be a {'whole ' if k == 'max_deals' else ''}number, not {x!r}")
+    try:
+        d = SprtSettings()
+        return SprtSettings(float(v.get("elo0", d.elo0)), float(v.get("elo1", d.elo1)), float(v.get("alpha", d.alpha)),
+                            float(v.get("beta", d.beta)), int(v.get("max_deals", d.max_deals)),
+                            float(v.get("share", d.share)))
+    except ValueError as exc:
+        raise ConfigError("ladder.sprt", str(exc)) from exc

@@ -15,6 +15,9 @@ Halite III's rating window for the extra seats of a bigger table):
    ``exp(-d^2 / 2W^2)`` (``d``: Elo distance from the seed, ``W = max(MIN_WINDOW, seed's error bar)``), or with
    probability ``exploration`` from the whole field: full tables of bots near the seed.
 
+4. **SPRTs of new versions** are scheduled beside these (:func:`pick_sprt_table`): a table of the new version and
+   the previous one (and, for 3-6 seats, other bots drawn at random to fill it), its reason starting ``sprt:``.
+
 Why this rule: a leaderboard is right when each bot is separated from its neighbours, and a game informs most where
 the outcome is a coin toss (Fisher information p(1-p) ~ 1/4 for equal bots, ~0.08 at a 400 Elo gap), which a
 uniform round-robin spends mostly on foregone pairings. It is as cheap as a sort (a round with 1,000 bots is a few
@@ -29,7 +32,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Candidate", "Table", "pick_table", "MIN_WINDOW", "UNRATED_ERR_FOR_WEIGHT"]
+__all__ = ["Candidate", "Table", "pick_table", "pick_sprt_table", "MIN_WINDOW", "UNRATED_ERR_FOR_WEIGHT"]
 
 MIN_WINDOW = 100.0  # Elo: the narrowest rating window
 UNRATED_ERR_FOR_WEIGHT = 800.0  # a bot with no rating weighs as if its error bar were this wide
@@ -53,6 +56,7 @@ class Table:
 
     bots: tuple[int, ...]
     why: str
+    sprt: int | None = None  # an SPRT deal: the candidate whose test it is played for
 
 
 def _err(c: Candidate) -> float:
@@ -98,6 +102,24 @@ def pick_table(field: Sequence[Candidate], size: int, rng: random.Random, explor
         chosen.append(pick)
         rest = [c for c in rest if c.id != pick.id]
     return Table(tuple(c.id for c in chosen), "; ".join(reasons))
+
+
+def pick_sprt_table(field: Sequence[Candidate], tests: Sequence[tuple[int, int]], size: int, rng: random.Random
+                    ) -> Table | None:
+    """A table for one of the running SPRTs ``(candidate, baseline)`` whose two bots may both play now (drawn at
+    random among those), the other seats of a bigger table filled at random from the rest of the field (their places
+    do not count in the test); None when no test can be played now."""
+    ids = {c.id: c for c in field}
+    ready = [(a, b) for a, b in tests if a in ids and b in ids and a != b]
+    if size < 2 or not ready or len(field) < size:
+        return None
+    cand, base = rng.choice(ready)
+    rest = [c for c in field if c.id not in (cand, base)]
+    fill = rng.sample(rest, size - 2)
+    why = f"sprt: {ids[cand].label} (new version) against {ids[base].label} (the previous one)"
+    if fill:
+        why += f"; filled by {', '.join(c.label for c in fill)} (at random: their places do not count in the test)"
+    return Table((cand, base, *(c.id for c in fill)), why, sprt=cand)
 
 
 def _misorder(lo: Candidate, hi: Candidate, mean: float) -> float:

@@ -17,6 +17,9 @@ matchmaker, the ratings and the web page.
   so nothing is lost that finished and nothing counts twice.
 - **Ratings** are refit (warm-started) at most every ``refit_s`` seconds when games arrived, and each refit is kept
   as a rating run (a history per bot).
+- **New versions** (:mod:`.versions`): a bot registered as a new version of a name gets an SPRT against the previous
+  one, played on deals of its own scheduled beside the normal ones (at most ``sprt.share`` of the deals under way),
+  its state stored after every unit and rebuilt from the stored games at start.
 """
 
 from __future__ import annotations
@@ -40,9 +43,10 @@ from rich.console import Console
 from tournaments.ladder.config import LadderConfig
 from tournaments.ladder.health import failed, log_tail, pause_length, pause_reason
 from tournaments.ladder.keys import Registry
-from tournaments.ladder.matchmaker import Candidate, Table, pick_table
+from tournaments.ladder.matchmaker import Candidate, Table, pick_sprt_table, pick_table
 from tournaments.ladder.rating import Rater, Rating
-from tournaments.ladder.store import BotRow, FaultSummary, open_store, tally_game
+from tournaments.ladder.store import BotRow, FaultSummary, GameRow, open_store, tally_game
+from tournaments.ladder.versions import VersionTest, previous_version, status_of
 
 __all__ = ["LadderService", "serve"]
 
@@ -63,6 +67,9 @@ class LadderService:
         self.inflight: Counter[int] = Counter()  # deals under way per bot
         self.live: dict[str, tuple[int, ...]] = {}  # match id -> bot per seat, while it runs
         self.deals: set[asyncio.Task[None]] = set()
+        self.tests: dict[int, VersionTest] = {}  # candidate id -> its SPRT against the previous version
+        self._considered: set[int] = set()  # bots looked at for a test (a bot's previous version never changes)
+        self.sprt_inflight = 0  # SPRT deals under way
         self.pools: dict[int, Any] = {}  # house bot id -> its BotPool
         self.cgroups: list[Any] = []
         self.referee: Any = None
@@ -91,6 +98,41 @@ class LadderService:
         for b in self.bots.values():
             if b.kind == "house" and b.id not in self.pools:
                 self._start_house(b)
+        self._start_tests()
+
+    def _start_tests(self) -> None:
+        """An SPRT for every bot that is a new version of a name (started once, rebuilt from its games at start)."""
+        new = [b for b in self.bots.values() if b.id not in self._considered]
+        if not new:
+            return
+        self._considered.update(b.id for b in new)
+        everyone = {b.id: b for b in self.store.bots(include_revoked=True)}
+        stored = {t.candidate_id: t for t in self.store.sprt_tests()}
+        s = self.cfg.sprt
+        for b in new:
+            row = stored.get(b.id)
+            if row is None:
+                base = previous_version(everyone.values(), b)
+                if base is None:
+                    continue
+                row = self.store.start_sprt(b.id, base.id, s.elo0, s.elo1, s.alpha, s.beta, self.cfg.table_size,
+                                            s.max_deals)
+                self.log.info("sprt_started", candidate=b.label, baseline=base.label, elo0=s.elo0, elo1=s.elo1)
+            base_label = everyone[row.baseline_id].label if row.baseline_id in everyone else str(row.baseline_id)
+            test = VersionTest.rebuilt(row, b.label, base_label, self.store.sprt_games(b.id))
+            self.tests[b.id] = test
+            state = test.tracker.state
+            if (status_of(state), state.counts) != (row.status, row.counts):  # stopped between a game and its unit
+                self.store.update_sprt(b.id, status_of(state), state.llr, state.counts)
+
+    def _sprt_game(self, candidate: int, game: GameRow) -> None:
+        test = self.tests.get(candidate)
+        if test is None or not test.add(game):
+            return
+        state = test.tracker.state
+        self.store.update_sprt(candidate, status_of(state), state.llr, state.counts)
+        if test.decided:
+            self.log.info("sprt_decided", summary=test.tracker.summary())
 
     def _start_house(self, b: BotRow) -> None:
         from tournaments.botproc import BotPool, isolations
@@ -152,12 +194,22 @@ class LadderService:
         return out
 
     def schedule(self) -> None:
-        while len(self.deals) < self.cfg.concurrency and not self.stop.is_set():
-            table = pick_table(self.field(), self.cfg.table_size, self.rng, self.cfg.exploration)
+        cfg = self.cfg
+        while len(self.deals) < cfg.concurrency and not self.stop.is_set():
+            field = self.field()
+            table = None
+            running = [t.pair for t in self.tests.values() if not t.decided]
+            sprt_slots = max(1, int(cfg.concurrency * cfg.sprt.share))
+            if running and self.sprt_inflight < sprt_slots and (cfg.concurrency > 1 or self.rng.random() < cfg.sprt.share):
+                table = pick_sprt_table(field, running, cfg.table_size, self.rng)
+            if table is None:
+                table = pick_table(field, cfg.table_size, self.rng, cfg.exploration)
             if table is None:
                 return
             for b in table.bots:
                 self.inflight[b] += 1
+            if table.sprt is not None:
+                self.sprt_inflight += 1
             task = asyncio.get_running_loop().create_task(self._deal(table))
             self.deals.add(task)
             task.add_done_callback(self.deals.discard)
@@ -179,6 +231,8 @@ class LadderService:
 
         key = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{secrets.token_hex(4)}"
         try:
+            if table.sprt is not None:
+                self.store.add_sprt_deal(key, table.sprt)
             self.store.add_deal(key, table.bots, table.why)
             self.log.info("deal_scheduled", deal=key, bots=[self.bots[b].label for b in table.bots], why=table.why)
             g = self.cfg.game
@@ -222,6 +276,9 @@ class LadderService:
                     self.log.info("game_finished", game=game.key, match_id=out.match_id, seats=list(labels),
                                   ranking=[list(x) for x in out.ranking], forfeited=list(out.forfeited))
                     self._after_game(set(seating))
+                    if table.sprt is not None:
+                        self._sprt_game(table.sprt, GameRow(0, game.key, key, r, seating, out.ranking, out.forfeited,
+                                                            out.totals, out.reason, out.match_id, time.time()))
         except (MatchError, TimeoutError) as exc:
             self.log.warning("deal_stopped", deal=key, error=str(exc) or type(exc).__name__)
         except asyncio.CancelledError:
@@ -231,6 +288,8 @@ class LadderService:
         finally:
             for b in table.bots:
                 self.inflight[b] -= 1
+            if table.sprt is not None:
+                self.sprt_inflight -= 1
 
     def _after_game(self, bots: set[int]) -> None:
         """Pause a bot whose last games all failed; a clean game ends a series of pauses."""

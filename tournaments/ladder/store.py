@@ -33,9 +33,9 @@ from typing import Any, Protocol, Self
 
 from tournaments.faults import SeatFaults
 
-__all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "LadderStore", "SqliteLadderStore", "StoreTooNew",
-           "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name", "parse_ref", "open_store",
-           "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
+__all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "SprtRow", "LadderStore", "SqliteLadderStore",
+           "StoreTooNew", "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name",
+           "parse_ref", "open_store", "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
@@ -202,6 +202,26 @@ class RatingPoint:
     sigma: float
 
 
+@dataclass(frozen=True)
+class SprtRow:
+    """An SPRT of a new version (``candidate_id``) against the previous one (``baseline_id``): its parameters, and
+    its state as of the last unit (``status``: "running", "H0", "H1" or "cap"; ``counts``: units per score level)."""
+
+    candidate_id: int
+    baseline_id: int
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    rotations: int
+    max_deals: int
+    started_at: float
+    status: str
+    llr: float
+    counts: tuple[int, ...]
+    updated_at: float
+
+
 class LadderStore(Protocol):
     """What the service, the CLI and the web page need of the results, whatever holds them."""
 
@@ -227,6 +247,12 @@ class LadderStore(Protocol):
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]: ...
     def rating_totals(self, upto: int) -> RatingTotals: ...
     def rating_history(self, bot_id: int, limit: int = 200) -> list[RatingPoint]: ...
+    def start_sprt(self, candidate_id: int, baseline_id: int, elo0: float, elo1: float, alpha: float, beta: float,
+                   rotations: int, max_deals: int) -> SprtRow: ...
+    def sprt_tests(self) -> list[SprtRow]: ...
+    def update_sprt(self, candidate_id: int, status: str, llr: float, counts: Sequence[int]) -> None: ...
+    def add_sprt_deal(self, deal: str, candidate_id: int) -> None: ...
+    def sprt_games(self, candidate_id: int) -> list[GameRow]: ...
     def close(self) -> None: ...
 
 
@@ -262,8 +288,23 @@ CREATE TABLE game_pairs (
 CREATE INDEX game_bots_game ON game_bots (game_id)
 """
 
+
+# SPRTs of a new version against the previous one. Plain SQL that SQLite and PostgreSQL both take
+# (DOUBLE PRECISION: REAL would be 4 bytes in PostgreSQL). A test's deals are listed in sprt_deals.
+_SPRT = """
+CREATE TABLE sprt_tests (
+    candidate_id INTEGER NOT NULL, baseline_id INTEGER NOT NULL, elo0 DOUBLE PRECISION NOT NULL,
+    elo1 DOUBLE PRECISION NOT NULL, alpha DOUBLE PRECISION NOT NULL, beta DOUBLE PRECISION NOT NULL,
+    rotations INTEGER NOT NULL, max_deals INTEGER NOT NULL, started_at DOUBLE PRECISION NOT NULL,
+    status TEXT NOT NULL, llr DOUBLE PRECISION NOT NULL, counts TEXT NOT NULL, updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (candidate_id));
+CREATE TABLE sprt_deals (deal TEXT NOT NULL, candidate_id INTEGER NOT NULL, PRIMARY KEY (deal));
+CREATE INDEX sprt_deals_candidate ON sprt_deals (candidate_id);
+CREATE INDEX games_deal ON games (deal);
+"""
+
 # MIGRATIONS[v]: from schema version v to v + 1 (v = 0: an empty database)
-MIGRATIONS: tuple[str, ...] = (_V1, _PAIRS)
+MIGRATIONS: tuple[str, ...] = (_V1, _SPRT, _PAIRS)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -577,3 +618,47 @@ class SqliteLadderStore:
             "SELECT r.id, r.at, x.games, x.elo, x.err, x.mu, x.sigma FROM ratings x JOIN rating_runs r ON r.id = x.run_id "
             "WHERE x.bot_id = ? ORDER BY r.id DESC LIMIT ?", (bot_id, limit)).fetchall()
         return [RatingPoint(*r) for r in reversed(rows)]
+
+    # ------------------------------------------------------------ SPRTs of new versions
+
+    _SPRT_COLS = ("candidate_id, baseline_id, elo0, elo1, alpha, beta, rotations, max_deals, started_at, status, llr, "
+                  "counts, updated_at")
+
+    @staticmethod
+    def _sprt(r: Sequence[Any]) -> SprtRow:
+        return SprtRow(int(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5]), int(r[6]), int(r[7]),
+                       float(r[8]), str(r[9]), float(r[10]), tuple(int(c) for c in json.loads(r[11])), float(r[12]))
+
+    def start_sprt(self, candidate_id: int, baseline_id: int, elo0: float, elo1: float, alpha: float, beta: float,
+                   rotations: int, max_deals: int) -> SprtRow:
+        """The candidate's test, started now with these parameters unless it exists (then as stored: a running
+        test keeps its bounds whatever the config says later)."""
+        now = time.time()
+        with self._tx():
+            self.db.execute(
+                f"INSERT INTO sprt_tests ({self._SPRT_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (candidate_id) DO NOTHING",
+                (candidate_id, baseline_id, elo0, elo1, alpha, beta, rotations, max_deals, now, "running", 0.0,
+                 _j([0] * (2 * rotations + 1)), now))
+        r = self.db.execute(f"SELECT {self._SPRT_COLS} FROM sprt_tests WHERE candidate_id = ?", (candidate_id,)).fetchone()
+        return self._sprt(r)
+
+    def sprt_tests(self) -> list[SprtRow]:
+        return [self._sprt(r) for r in self.db.execute(f"SELECT {self._SPRT_COLS} FROM sprt_tests ORDER BY candidate_id")]
+
+    def update_sprt(self, candidate_id: int, status: str, llr: float, counts: Sequence[int]) -> None:
+        with self._tx():
+            self.db.execute("UPDATE sprt_tests SET status = ?, llr = ?, counts = ?, updated_at = ? WHERE candidate_id = ?",
+                            (status, llr, _j(list(counts)), time.time(), candidate_id))
+
+    def add_sprt_deal(self, deal: str, candidate_id: int) -> None:
+        """The deal ``deal`` is played for the candidate's test (its games count in it)."""
+        with self._tx():
+            self.db.execute("INSERT INTO sprt_deals (deal, candidate_id) VALUES (?, ?) ON CONFLICT (deal) DO NOTHING",
+                            (deal, candidate_id))
+
+    def sprt_games(self, candidate_id: int) -> list[GameRow]:
+        """The games of the candidate's test's deals, in the order stored (the test is rebuilt from them)."""
+        return [self._game(r) for r in self.db.execute(
+            f"SELECT {self._GAME_COLS} FROM sprt_deals s JOIN games g ON g.deal = s.deal LEFT JOIN deals d "
+            "ON d.key = g.deal WHERE s.candidate_id = ? ORDER BY g.id", (candidate_id,))]

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, open_store, parse_ref
+from tournaments.ladder.versions import sprt_view
 
 if TYPE_CHECKING:
     from tournaments.ladder.service import LadderService
@@ -80,10 +81,11 @@ def bot_page_data(store: SqliteLadderStore, bot: BotRow, board_row: dict[str, An
                        "seats": [labels.get(s, str(s)) for s in g.seats], "place": place,
                        "forfeited": [labels.get(g.seats[s], str(s)) for s in g.forfeited if 0 <= s < len(g.seats)],
                        "reason": g.reason, "why": g.why})
+    tests = [sprt_view(t, labels) for t in store.sprt_tests() if bot.id in (t.candidate_id, t.baseline_id)]
     playing = [{"match_id": m, "live": f"/live/{m}", "seats": [labels.get(s, str(s)) for s in seats]}
                for m, seats in live.items() if bot.id in seats]
     return {**board_row, "registered_at": bot.created_at, "revoked": bot.revoked_at is not None,
-            "pause_reason": bot.pause_reason, "history": history, "recent_games": recent, "live_games": playing}
+            "pause_reason": bot.pause_reason, "history": history, "recent_games": recent, "live_games": playing, "sprt": tests}
 
 
 class _Cache:
@@ -252,6 +254,24 @@ def _history_svg(history: list[dict[str, Any]], width: int = 600, height: int = 
             f'<text x="5" y="12" font-size="11">{hi:.0f}</text><text x="5" y="{height - 8}" font-size="11">{lo:.0f}</text></svg>')
 
 
+def _sprt_html(tests: list[dict[str, Any]]) -> str:
+    if not tests:
+        return "<p>None: this bot is not a new version of another, nor has a newer one.</p>"
+    rows = []
+    for t in tests:
+        e = t["elo"]
+        lo = "-inf" if e["lower"] is None else f"{e['lower']:+.0f}"
+        hi = "+inf" if e["upper"] is None else f"{e['upper']:+.0f}"
+        elo = "" if e["elo"] is None else f"{e['elo']:+.0f} [{lo}, {hi}]"
+        rows.append(f"<tr class='sprt'><td>{_e(t['candidate'])} vs {_e(t['baseline'])}</td>"
+                    f"<td class='sprt-status'>{_e(t['status'])}</td><td class=n>{t['llr']:+.2f}</td>"
+                    f"<td class=n>[{t['lower_bound']:+.2f}, {t['upper_bound']:+.2f}]</td>"
+                    f"<td>[{t['elo0']:g}, {t['elo1']:g}] α={t['alpha']:g} β={t['beta']:g}</td><td class=n>{t['deals']}</td>"
+                    f"<td class=n>{elo}</td><td>{_e(t['verdict'])}</td></tr>")
+    return ("<table><thead><tr><th>test</th><th>status</th><th>LLR</th><th>bounds</th><th>H0, H1 (Elo)</th>"
+            f"<th>deals</th><th>Elo [95%]</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def _bot_html(d: dict[str, Any]) -> str:
     f = d["faults"]
     refused = ", ".join(f"{_e(k)} × {v}" for k, v in sorted(f["refused"].items(), key=lambda kv: -kv[1])) or "none"
@@ -266,7 +286,8 @@ def _bot_html(d: dict[str, Any]) -> str:
     return (f"<!doctype html><html><head><meta charset=utf-8><title>{_e(d['bot'])}</title><style>{_STYLE}</style></head>"
             f"<body><p><a href='/'>Leaderboard</a></p><h1>{_e(d['bot'])}</h1><p>{_e(d['kind'])} bot; rank "
             f"{d['rank'] or '-'}; Elo {elo}; {d['games']} games; {'online' if d['online'] else 'offline'}</p>{paused}"
-            f"<h2>Rating history</h2>{_history_svg(d['history'])}<h2>Faults</h2><ul><li>forfeits: {f['forfeits']}</li>"
+            f"<h2>Rating history</h2>{_history_svg(d['history'])}<h2>SPRT (new version against the previous)</h2>"
+            f"{_sprt_html(d['sprt'])}<h2>Faults</h2><ul><li>forfeits: {f['forfeits']}</li>"
             f"<li>refused answers: {refused}</li><li>missed deadlines: {f['timed_out']}</li>"
             f"<li>disconnects: {f['disconnects']}</li></ul><h2>Playing now</h2><ul>{live or '<li>nothing</li>'}</ul>"
             f"<h2>Recent games</h2><table><thead><tr><th>replay</th><th>seats</th><th>place</th><th>forfeited</th>"
