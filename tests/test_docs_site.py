@@ -101,12 +101,15 @@ def test_every_link_of_the_readme_names_a_file_and_heading_that_are_there() -> N
 RUN_BY = {
     ("docs/hosting.md", "Run a tournament"): "tests/tournaments/test_readme_commands.py",
     ("docs/bots/python.md", "Writing a bot in Python"): "tests/test_sdk.py",
+    ("docs/ladder.md", "Run a ladder"): "tests/tournaments/test_ladder_readme.py",
 }
 NOT_RUN = {
     ("README.md", "Quick start (a fresh machine with Python 3.11 and make)"): "`make demo` and `make test`: the suite itself",
     ("docs/operations.md", "The referee's command line"): "a reference of `referee serve` forms on port 50051; "
     "each flag has its own test (tests/test_tls.py, test_restart.py, test_cli.py, ...)",
     ("docs/hosting.md", "See it in the browser"): "the viewer on fixed ports; tests/web/ drives the same pages",
+    ("docs/ladder.md", "A ladder on PostgreSQL"): "a database server at db.example.org; "
+    "tests/tournaments/test_ladder_postgres.py runs the same commands' flags on a throwaway server",
     ("docs/METRICS.md", "Metrics"): "servers on fixed ports; tests/test_metrics.py runs the same flags on free ports",
 }
 

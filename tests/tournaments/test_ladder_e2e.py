@@ -249,6 +249,11 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
         _wait("the ladder quiet", lambda: (time.sleep(1.5), quiet())[1], timeout=60)
         final = settled[-1]
         assert final["games"] >= 100 and {b["bot"] for b in final["bots"]} == set(commands)
+        with urllib.request.urlopen(f"{web}/metrics", timeout=5) as r:  # the embedded referee's Prometheus page
+            scraped = r.read().decode()
+        finished = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()
+                       if line.startswith("rummy_matches_finished_total{"))
+        assert finished >= final["games"], scraped[:2000]
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-dev-shm-usage"])
             try:

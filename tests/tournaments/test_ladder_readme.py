@@ -1,11 +1,11 @@
-"""Every command of the README's "Run a ladder" section runs as written, in a folder laid out like the repo
+"""Every command of the ladder guide's "Run a ladder" section runs as written, in a folder laid out like the repo
 (``.venv`` pointing at the real one): the certificate, house bots in folders of their own, a remote bot's key,
 the service (in the background, stopped with Ctrl-C's SIGINT at the end), a participant connecting over TLS with
 its key in the environment, a new version and its SPRT, the leaderboard in the terminal and as JSON, a revoke.
 
 Three things differ from the text, so that the test runs on a shared host: the ports 50051 and 8080 become free
 ones, ``0.0.0.0`` becomes ``127.0.0.1``, and ``ladder.example.org`` becomes ``localhost`` (in the certificate
-too). The section is read from README.md, or, until it is moved there, from the notes it is written in.
+too). The section is the ladder guide's, docs/ladder.md.
 """
 
 from __future__ import annotations
@@ -25,19 +25,19 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADING = "### Run a ladder\n"
-NOTES = Path("/work/notes/ladder-sprt.md")  # where the section is written until it moves into README.md
+HEADING = "## Run a ladder\n"
+GUIDE = ROOT / "docs" / "ladder.md"
+
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
 
 
 def ladder_section() -> str:
-    for source in (ROOT / "README.md", NOTES):
-        text = source.read_text(encoding="utf-8") if source.is_file() else ""
-        if HEADING in text:
-            section = text[text.index(HEADING) + len(HEADING):]
-            end = re.search(r"^#{1,3} ", section, re.M)
-            return section[:end.start()] if end else section
-    pytest.fail(f"no {HEADING.strip()!r} section in README.md (nor in {NOTES})")
+    text = GUIDE.read_text(encoding="utf-8")
+    if HEADING not in text:
+        pytest.fail(f"no {HEADING.strip()!r} section in {GUIDE}")
+    section = text[text.index(HEADING) + len(HEADING):]
+    end = re.search(r"^#{1,2} ", section, re.M)
+    return section[:end.start()] if end else section
 
 
 def blocks(section: str, lang: str) -> list[str]:

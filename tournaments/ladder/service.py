@@ -42,7 +42,7 @@ from rich.console import Console
 
 from tournaments.ladder.config import LadderConfig
 from tournaments.ladder.health import failed, log_tail, pause_length, pause_reason
-from tournaments.ladder.keys import Registry
+from tournaments.ladder.keys import KEY_PREFIX, Registry
 from tournaments.ladder.matchmaker import Candidate, Table, pick_sprt_table, pick_table
 from tournaments.ladder.rating import Rater, Rating
 from tournaments.ladder.store import BotRow, FaultSummary, GameRow, open_store, tally_game
@@ -52,6 +52,7 @@ __all__ = ["LadderService", "serve"]
 
 TICK_S = 0.2
 REFRESH_S = 1.0  # the registry and the bots are read from the store this often (the CLI writes there)
+KEY_REREAD_S = 0.2  # and the keys at most this often when an unknown ladder key joins
 
 
 class LadderService:
@@ -84,9 +85,21 @@ class LadderService:
         self._socket: Path | None = None
         self._admin = secrets.token_urlsafe(32)
         self.stop = asyncio.Event()
+        self._keys_read = 0.0  # when the keys were last read for an unknown key (``_key_added_since``)
         self.extra_routes: list[Any] = []  # more web routes (a /metrics), served under the same limits
 
     # ------------------------------------------------------------ who is here
+
+    def _key_added_since(self, token: str) -> bool:
+        """A ladder key the registry does not know may have been added since it was last read (``bots add`` while
+        the service runs, its bot started at once): read the keys again, at most every ``KEY_REREAD_S`` whatever
+        made-up keys hostile clients send, and look again."""
+        now = time.monotonic()
+        if not token.startswith(KEY_PREFIX) or now - self._keys_read < KEY_REREAD_S:
+            return False
+        self._keys_read = now
+        self.registry.replace(self.store.keys())
+        return self.registry.check(token)
 
     def refresh(self) -> None:
         """The registry, the bots and the house bots' processes as the store has them now."""
@@ -354,6 +367,7 @@ class LadderService:
     async def run(self, ready: Callable[[LadderService], None] | None = None) -> None:
         import grpc
 
+        from referee.metrics import Metrics
         from referee.server import create_server, server_credentials
         from referee.viewer import start_viewer
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
@@ -366,12 +380,13 @@ class LadderService:
         with contextlib.ExitStack() as cleanup:
             self._socket = cleanup.enter_context(private_socket_dir()) / "referee.sock"
             creds = server_credentials(cfg.tls_cert, cfg.tls_key) if cfg.tls_cert and cfg.tls_key else None
-            server, port, self.referee = await create_server(
+            server, port, self.referee = await create_server(  # its metrics: /metrics on the web port
                 cfg.listen, str(cfg.data / "records"), admin_token=self._admin, credentials=creds, unfinished="abort",
-                unix_path=str(self._socket))
+                unix_path=str(self._socket), metrics=Metrics())
             self.address = f"{cfg.listen.rsplit(':', 1)[0]}:{port}"
             known = self.referee.bot_token_known
-            setattr(self.referee, "bot_token_known", lambda token: self.registry.check(token) or known(token))  # noqa: B010
+            setattr(self.referee, "bot_token_known",  # noqa: B010
+                    lambda token: self.registry.check(token) or known(token) or self._key_added_since(token))
             channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=_admin_interceptors(self._admin))
             self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
             runner = None
