@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,native]'
 	touch $(STAMP)
 
-# The rules core compiled by mypyc (referee/native.py, which lists its sources), rebuilt when its build is absent
+# The rules core compiled by mypyc (referee/rules/native.py, which lists its sources), rebuilt when its build is absent
 # or one of them changed; without a C compiler the build says why and the plain Python modules run.
 # RUMMY_PURE_PYTHON=1 runs them anyway.
 native: $(STAMP)
@@ -66,7 +66,7 @@ test-clients: clients
 	RUMMY_REQUIRE_CLIENTS=1 CLIENT_LANGS="$(CLIENT_LANGS)" $(PY) -m pytest -q tests/clients
 
 protos: $(STAMP)
-	$(PY) -m referee.protogen
+	$(PY) -m referee.tools.protogen
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench

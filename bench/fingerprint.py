@@ -20,10 +20,10 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from referee.cards import Rank, build_deck
-from referee.match import Match, MatchConfig
-from referee.variants import all_variants
-from referee.variants.base import Action, Discard, DrawStock, Drop, Variant
+from referee.rules.cards import Rank, build_deck
+from referee.rules.match import Match, MatchConfig
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Action, Discard, DrawStock, Drop, Variant
 
 
 def _configs(v: Variant) -> Iterator[tuple[int, dict[str, str]]]:
@@ -89,8 +89,8 @@ def play(v: Variant, seats: int, options: dict[str, str], seed: int, kind: str, 
 
 def meld_engine(h: Any, hands: int) -> None:
     """The meld finder, reader and Indian least count on random hands, with the rules of every variant."""
-    from referee.melds import MeldRules, find_melds, readings
-    from referee.variants import iceberg, indian, oklahoma, skarney
+    from referee.rules.melds import MeldRules, find_melds, readings
+    from referee.rules.variants import iceberg, indian, oklahoma, skarney
 
     rules_seen: dict[str, MeldRules] = {
         "indian": indian.MELD_RULES, "iceberg": iceberg.ICEBERG_MELDS, "skarney": skarney.SKARNEY_MELDS,

@@ -17,9 +17,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.variants import all_variants, find
-from referee.variants.base import Action, Drop, SeatView
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import all_variants, find
+from referee.rules.variants.base import Action, Drop, SeatView
 
 Rate = tuple[float, float]  # (decisions/s, games/s)
 

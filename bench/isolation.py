@@ -73,7 +73,7 @@ class Referee:
 
     def __init__(self, records: Path, extra: list[str]) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--http", "0", "--records", str(records),
+            [sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--http", "0", "--records", str(records),
              "--log-level", "error", *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.proc.stdout is not None
         self.address = json.loads(self.proc.stdout.readline())["address"]

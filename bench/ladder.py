@@ -168,7 +168,7 @@ def _get(port: int, n: int, gap_s: float) -> list[float]:
 
 
 async def _measure(target: str | Path, data: Path, n_bots: int, requests: int, gap_s: float) -> dict[str, Any]:
-    from referee.viewer import start_viewer
+    from referee.tools.viewer import start_viewer
     from tournaments.ladder.config import parse_ladder_config
     from tournaments.ladder.matchmaker import pick_table
     from tournaments.ladder.rating import Rater
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # as `ladder serve` (tournaments.cli)
         os.environ.setdefault(var, "1")
-    from referee.logs import configure_logging
+    from referee.service.logs import configure_logging
 
     configure_logging("warning")
     res = run(args.bots, args.games, args.database, args.requests)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee import native
+from referee.rules import native
 
 SECTIONS = ("inprocess", "wire", "concurrency", "tournament", "memory", "scaling", "env")
 ON_DEMAND = ("ladder",)  # run only when named in --only
@@ -68,7 +68,7 @@ def bench_wire(res: dict[str, Any], quick: bool) -> None:
     import statistics
 
     from bench import wire
-    from referee import loops
+    from rummy.wire import loops
 
     rounds = 1 if quick else 3
     runs, bares, floors, ratios = [], [], [], []
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=None, help="best of N for in-process rates")
     p.add_argument("--out", type=Path, default=Path("bench-results.json"))
     args = p.parse_args(argv)
-    from referee.logs import configure_logging
+    from referee.service.logs import configure_logging
 
     configure_logging("warning")
     seconds = args.seconds or (0.5 if args.quick else 2.0)

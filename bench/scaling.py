@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bench.inprocess import best_of, variant_rate
-from referee.cards import Card, Rank, Suit, build_deck
-from referee.melds import MeldRules, find_melds
-from referee.variants import iceberg, indian, oklahoma
+from referee.rules.cards import Card, Rank, Suit, build_deck
+from referee.rules.melds import MeldRules, find_melds
+from referee.rules.variants import iceberg, indian, oklahoma
 
 
 def seats_growth(seconds: float, repeat: int) -> dict[str, dict[int, float]]:

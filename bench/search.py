@@ -35,9 +35,9 @@ sys.path.insert(1, str(ROOT / "clients" / "python"))
 
 import grpc  # noqa: E402
 
-from referee.match import Match, MatchConfig  # noqa: E402
+from referee.rules.match import Match, MatchConfig  # noqa: E402
 from referee.search import Rollout, RolloutPolicy, TokenCodec, sample_states, seat_record, simulate  # noqa: E402
-from referee.server import EmbeddedReferee  # noqa: E402
+from referee.service.server import EmbeddedReferee  # noqa: E402
 from rummy.referee.v1 import referee_pb2 as pb  # noqa: E402
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc  # noqa: E402
 from rummy.search.v1 import search_pb2 as spb  # noqa: E402
@@ -131,7 +131,7 @@ class _Pacer:
         self.times: list[float] = []
 
     def bot(self, seed: int) -> Any:
-        from rummybot.policies import random_policy
+        from referee.rules.policies import random_policy
         from rummybot.sdk import Bot
 
         times, rng = self.times, random.Random(seed)
@@ -153,7 +153,7 @@ class _Pacer:
 def _serve(records: str) -> tuple[subprocess.Popen[str], str]:
     """``referee serve`` on a free port in a child process (its own interpreter, as in production)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "clients" / "python")])}
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from referee.cli import main; sys.exit(main())", "serve",
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from referee.tools.cli import main; sys.exit(main())", "serve",
                              "--port", "0", "--records", records], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env)
     assert proc.stdout is not None

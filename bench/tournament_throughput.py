@@ -36,7 +36,7 @@ def measure(variant: str, deals: int, concurrency: int, per_match: bool, root: P
 
 def run(variant: str = "indian", deals: int = 4, concurrencies: tuple[int, ...] = (1, 2)) -> dict[str, float]:
     """``games_per_hour_c{N}_{reused|restarted}`` for each concurrency, and the reused/restarted ratios."""
-    from referee.logs import configure_logging
+    from referee.service.logs import configure_logging
 
     configure_logging("warning")
     out: dict[str, float] = {}

@@ -7,7 +7,7 @@ next ``DecisionRequest`` when that comes straight after (the DRAW -> PLAY step o
 referee does per decision (decode, apply, record, events, view and legal actions, encode) plus two hops.
 Match set-up (CreateMatch, both joins, the first request) is measured on its own. The ping-pong server is a
 generic bytes handler in its own process, echoing messages of the size of an average ``DecisionRequest``.
-Like for like, both run on the event loop the referee and the Python SDK run on (``referee.loops``: uvloop
+Like for like, both run on the event loop the referee and the Python SDK run on (``rummy.wire.loops``: uvloop
 where installed), and so do the bench's bots and ping-pong client. The protocol's floor (``protocol_floor``)
 runs the same bot against a ``Play`` that does no referee work, answering with canned referee messages: what
 a referee that cost nothing would measure.
@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee import loops
+from rummy.wire import loops
 
 _PING_METHOD = "/bench.Echo/PingPong"
 
@@ -85,7 +85,7 @@ class Server:
 
 
 def referee_server(records: str | None) -> Server:
-    args = ["-m", "referee.cli", "serve", "--port", "0", "--log-level", "warning"]
+    args = ["-m", "referee.tools.cli", "serve", "--port", "0", "--log-level", "warning"]
     if records:
         args += ["--records", records]
     return Server(args)
@@ -130,7 +130,7 @@ async def _pingpong_stream(channel: Any, size: int, count: int, lat: list[float]
 
 def bare_pingpong(size: int, count: int, streams: int = 1, loop: str = "auto") -> dict[str, float]:
     """Round trips of ``size`` bytes over one (or ``streams`` concurrent) grpc.aio bidi streams, both sides on the
-    event loop ``loop`` (``referee.loops``; ``auto``, as the referee and the SDK run, is uvloop where installed)."""
+    event loop ``loop`` (``rummy.wire.loops``; ``auto``, as the referee and the SDK run, is uvloop where installed)."""
     import grpc
 
     with Server(["-m", "bench.wire", "--pingpong-server", loop]) as srv:
@@ -154,8 +154,8 @@ def bare_pingpong(size: int, count: int, streams: int = 1, loop: str = "auto") -
 def canned_requests(matches: int = 2) -> list[bytes]:
     """What a batching seat 0 is sent, write by write, in seeded in-process Indian matches (no gRPC), keeping the
     writes that carry a decision request: real messages (the acceptance and events riding with the request)."""
-    from referee.match import MatchConfig
-    from referee.session import Connection, MatchSession, TimeControl
+    from referee.rules.match import MatchConfig
+    from referee.service.session import Connection, MatchSession, TimeControl
     from rummy.referee.v1 import referee_pb2 as pb
 
     kept: list[bytes] = []
@@ -387,7 +387,7 @@ def main() -> None:
         loops.run(_pingpong_serve(), sys.argv[-1] if sys.argv[-1] in loops.LOOPS else "auto")
         return
     if "--canned-server" in sys.argv:
-        from referee.logs import configure_logging
+        from referee.service.logs import configure_logging
 
         configure_logging("warning")  # stdout carries the address line only
         loops.run(_canned_serve(canned_requests(), int(sys.argv[-1])))

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee import loops
+from rummy.wire import loops
 
 SEGMENTS = ("bot write -> match gets it", "-> match task resumes", "-> next request ready", "-> handed to gRPC",
             "-> bot reads it", "round trip")
@@ -32,10 +32,10 @@ SEGMENTS = ("bot write -> match gets it", "-> match task resumes", "-> next requ
 
 def _serve(out: str, argv: list[str]) -> int:
     """The referee's ``serve`` with its live path timed; the stamps go to ``out`` when it exits."""
-    from referee import protocodec
-    from referee import session as s
-    from referee.cli import main
+    from referee.service import session as s
+    from referee.tools.cli import main
     from rummy.referee.v1 import referee_pb2 as pb
+    from rummy.wire import protocodec
 
     clock = time.perf_counter
     stamps: dict[str, dict[str, float]] = {k: {} for k in ("deliver", "resume", "send", "handed")}

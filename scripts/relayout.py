@@ -56,6 +56,7 @@ MODULES: dict[str, str] = {
     "referee.checkbot": "referee.tools.checkbot",
     "referee.timeline": "referee.tools.timeline",
     "referee.viewer": "referee.tools.viewer",
+    "referee.viewer_process": "referee.tools.viewer_process",
     "referee.protogen": "referee.tools.protogen",
     "referee.testing": "referee.tools.testing",
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.session import Connection
+from referee.service.session import Connection
 from rummy.referee.v1 import referee_pb2 as pb
 
 

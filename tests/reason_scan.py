@@ -23,7 +23,7 @@ SOURCES = (ROOT / "referee", ROOT / "clients" / "python" / "rummybot" / "stdio.p
 
 CODE = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 
-# the status each typed error maps to (referee.server.STATUS_FOR, referee.search.work.STATUS)
+# the status each typed error maps to (referee.service.server.STATUS_FOR, referee.search.work.STATUS)
 ERROR_STATUS = {
     "IllegalAction": "FAILED_PRECONDITION",
     "InvalidAction": "INVALID_ARGUMENT",
@@ -36,7 +36,7 @@ ERROR_STATUS = {
     "KeyReused": "ALREADY_EXISTS",
 }
 # the browser viewer answers HTTP with its own codes (HTTP statuses, not gRPC): not in this list
-EXCLUDED = {"referee/viewer.py", "referee/reasons.py"}  # and the list itself
+EXCLUDED = {"referee/tools/viewer.py", "referee/service/reasons.py"}  # and the list itself
 VERDICT_FUNCTIONS = {"_why_invalid", "judge_declaration"}
 GRPC_STATUS = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "PERMISSION_DENIED", "UNAUTHENTICATED",
                "NOT_FOUND", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "ALREADY_EXISTS"}

@@ -20,7 +20,7 @@ def free_port() -> int:
 
 def serve(port: int, records: Path, *extra: str) -> subprocess.Popen[str]:
     """``referee serve`` on ``port`` in a process group of its own; returns once it says it is serving."""
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", str(port), "--records", str(records),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", str(port), "--records", str(records),
                              "--log-level", "warning", *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, start_new_session=True)
     assert proc.stdout is not None

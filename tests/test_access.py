@@ -14,9 +14,9 @@ import time
 import grpc
 import pytest
 
-from referee.limits import ServerLimits
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import TimeControl
+from referee.service.limits import ServerLimits
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from tournaments.runner import _admin_interceptors, admin_token_from_env
@@ -152,7 +152,7 @@ def test_the_tournament_runner_sends_the_admin_token_from_its_environment(refere
 def test_referee_serve_reads_its_admin_token_from_a_file(tmp_path):
     token_file = tmp_path / "admin-token"
     token_file.write_text(ADMIN + "\n")
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records", str(tmp_path),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records", str(tmp_path),
                              "--admin-token-file", str(token_file), "--log-level", "warning"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import SUITS, Card, Rank, shuffled
-from referee.errors import IllegalAction, InvalidAction
-from referee.testing import zone_cards
-from referee.variants import all_variants
-from referee.variants.base import (
+from referee.rules.cards import SUITS, Card, Rank, shuffled
+from referee.rules.errors import IllegalAction, InvalidAction
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import (
     AcceptOffer,
     Declare,
     DeclineOffer,
@@ -32,6 +31,7 @@ from referee.variants.base import (
     TakeDiscards,
     default_teams,
 )
+from referee.tools.testing import zone_cards
 
 CLAUSE = re.compile(r"\b[A-Z]{2,4}-[0-9]+\b")
 cards = st.builds(Card, st.sampled_from([r for r in Rank if r is not Rank.JOKER]), st.sampled_from(SUITS))

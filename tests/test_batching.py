@@ -9,8 +9,8 @@ import random
 import grpc
 import pytest
 
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.sdk import messages
@@ -116,7 +116,7 @@ def test_events_and_acceptances_wait_for_the_seats_next_request(referee: Embedde
 
 def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
     """Nothing waits longer than HOLD_S for company; an urgent message takes what waits with it, in order."""
-    from referee.session import HOLD_S, Connection
+    from referee.service.session import HOLD_S, Connection
 
     async def go() -> tuple[list[list[str]], list[float]]:
         conn = Connection(batch=True)
@@ -150,7 +150,7 @@ def test_a_held_message_goes_out_on_its_own_after_the_hold() -> None:
 def test_a_message_held_after_a_write_waits_its_own_hold_not_what_is_left_of_an_earlier_one() -> None:
     """One hold timer outlives a write: what comes after it still waits up to HOLD_S for company, from its own
     arrival."""
-    from referee.session import HOLD_S, Connection
+    from referee.service.session import HOLD_S, Connection
 
     async def go() -> list[tuple[list[str], float]]:
         conn = Connection(batch=True)

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, Card, Rank, Suit, build_deck, format_cards, parse_card, parse_cards, shuffled
-from referee.errors import InvalidAction
+from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, format_cards, parse_card, parse_cards, shuffled
+from referee.rules.errors import InvalidAction
 
 cards = st.builds(Card, st.sampled_from([r for r in Rank if r is not Rank.JOKER]),
                   st.sampled_from([Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS])) | st.just(JOKER)

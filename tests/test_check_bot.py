@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.checkbot import check_bot
-from referee.variants import all_variants
+from referee.rules.variants import all_variants
+from referee.tools.checkbot import check_bot
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,19 +44,19 @@ def test_a_misbehaving_bot_is_caught_with_the_fault_it_made(tmp_path, mode, chec
 
 
 def test_the_command_line_exits_non_zero_on_a_fault_and_prints_the_table(tmp_path):
-    ok = subprocess.run([PY, "-m", "referee.cli", "check-bot", "--variant", "indian", "--", PY, "-m",
+    ok = subprocess.run([PY, "-m", "referee.tools.cli", "check-bot", "--variant", "indian", "--", PY, "-m",
                          "rummybot.bots.greedy"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "0 faults" in ok.stdout and "answers DRAW decisions" in ok.stdout
-    bad = subprocess.run([PY, "-m", "referee.cli", "check-bot", "--variant", "indian", "--per-move-ms", "200", "--",
+    bad = subprocess.run([PY, "-m", "referee.tools.cli", "check-bot", "--variant", "indian", "--per-move-ms", "200", "--",
                           PY, "-m", "rummybot.bots.misbehaving", "--mode", "illegal"], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 1 and "FAULT" in bad.stdout
     # piped, the table is 80 columns wide: a reason code is folded onto the next line, never cut short (#31)
     assert "CARD_NOT_IN_HAND" in bad.stdout and "…" not in bad.stdout
-    usage = subprocess.run([PY, "-m", "referee.cli", "check-bot"], capture_output=True, text=True, timeout=60)
+    usage = subprocess.run([PY, "-m", "referee.tools.cli", "check-bot"], capture_output=True, text=True, timeout=60)
     assert usage.returncode == 2 and "needs the bot's command after --" in usage.stderr
-    zero = subprocess.run([PY, "-m", "referee.cli", "check-bot", "--concurrency", "0", "--", PY, "-m",
+    zero = subprocess.run([PY, "-m", "referee.tools.cli", "check-bot", "--concurrency", "0", "--", PY, "-m",
                            "rummybot.bots.greedy"], capture_output=True, text=True, timeout=60)
     assert zero.returncode == 2 and "--concurrency: a whole number from 1, not '0'" in zero.stderr
 
@@ -117,7 +117,7 @@ def test_a_row_counts_decisions_and_rejected_answers_apart_and_says_how_many_mat
     counts once among decisions, its rejected answers among answers."""
     from collections import Counter
 
-    from referee.checkbot import _rows, _Tally
+    from referee.tools.checkbot import _rows, _Tally
 
     tally = _Tally(matches=2, won=1, asked=Counter(PLAY=41), accepted=Counter(PLAY=41),
                    rejected=Counter({"PLAY/NOT_A_MELD": 2, "PLAY/CARD_NOT_IN_HAND": 1}))

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from referee.cli import main
-from referee.match import Match, MatchConfig, play_seats
-from referee.variants import all_variants
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import all_variants
+from referee.tools.cli import main
 
 
 def run_cli(capsys, *args):
@@ -106,7 +106,7 @@ def test_serve_starts_and_answers_list_variants(tmp_path):
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records", str(tmp_path)],
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = proc.stdout.readline()
@@ -126,7 +126,7 @@ def admin_referee(tmp_path):
     token_file = tmp_path / "admin-token"
     token_file.write_text("s3cret-admin\n")
     sock = tmp_path / "r.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--unix", str(sock),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--unix", str(sock),
                              "--records", str(tmp_path / "records"), "--admin-token-file", str(token_file)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -139,7 +139,7 @@ def admin_referee(tmp_path):
 
 def create_match(*args, **env):
     clean = {k: v for k, v in os.environ.items() if not k.startswith("RUMMY_ADMIN_TOKEN")}
-    return subprocess.run([sys.executable, "-m", "referee.cli", "create-match", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "referee.tools.cli", "create-match", *args], capture_output=True, text=True,
                           timeout=60, env={**clean, **env})
 
 
@@ -163,7 +163,7 @@ def test_create_match_prints_the_match_id_and_a_token_per_seat_and_the_seats_joi
 
 
 def test_create_match_seats_bot_tokens_read_from_the_environment_and_says_so_in_sh_format(admin_referee):
-    from referee.credentials import mint_bot_token
+    from referee.service.credentials import mint_bot_token
 
     address, _ = admin_referee
     bot = mint_bot_token("s3cret-admin", "mine")
@@ -206,7 +206,7 @@ def test_serve_says_in_one_line_why_it_cannot_listen_on_its_unix_socket(tmp_path
     path = tmp_path / "missing" / "ref.sock" if where == "no folder" else tmp_path / "a-file"
     if where == "not a socket":
         path.write_text("mine")
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--unix", str(path)],
+    done = subprocess.run([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--unix", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and str(path) in done.stderr, done.stderr

@@ -13,10 +13,10 @@ from contextlib import asynccontextmanager
 import grpc
 import pytest
 
-from referee.credentials import is_minted, looks_minted, mint_bot_token
-from referee.limits import ServerLimits
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import Connection, TimeControl, Watcher
+from referee.service.credentials import is_minted, looks_minted, mint_bot_token
+from referee.service.limits import ServerLimits
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import Connection, TimeControl, Watcher
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.replay import replay
-from referee.testing import random_hand
-from referee.variants import all_variants
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import all_variants
+from referee.service.replay import replay
+from referee.tools.testing import random_hand
 
 VARIANTS = [v.name for v in all_variants()]
 

@@ -10,9 +10,9 @@ import shutil
 import grpc
 import pytest
 
-from referee.records import read_record
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
+from referee.service.records import read_record
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 

@@ -1,5 +1,5 @@
-"""The live path's messages joined from encoded pieces (``referee.encoded``) decode to exactly what
-``referee.protocodec`` builds as messages: every view, request and event of random games of every variant."""
+"""The live path's messages joined from encoded pieces (``referee.service.encoded``) decode to exactly what
+``rummy.wire.protocodec`` builds as messages: every view, request and event of random games of every variant."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import encoded
-from referee import protocodec as codec
-from referee.match import Match, MatchConfig
-from referee.variants import all_variants
-from referee.variants.base import Drop, Event
+from referee.rules.match import Match, MatchConfig
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Drop, Event
+from referee.service import encoded
 from rummy.referee.v1 import referee_pb2 as pb
+from rummy.wire import protocodec as codec
 
 VARIANTS = [(v.name, n) for v in all_variants() for n in sorted({v.min_seats, v.max_seats})]
 

@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.records import read_numbered
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
-from referee.testing import check_seat_logs, pb_cards
+from referee.rules.policies import random_policy
+from referee.service.records import read_numbered
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
+from referee.tools.testing import check_seat_logs, pb_cards
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 
 U64 = 2**64 - 1

@@ -1,5 +1,5 @@
 """Playing makes no cyclic garbage: every object the rules core makes is freed by reference counting, so a
-serving referee can run the cyclic collector rarely (``referee.server.tune_gc``) without its memory growing.
+serving referee can run the cyclic collector rarely (``referee.service.server.tune_gc``) without its memory growing.
 
 A self-calling closure in Indian rummy's meld search once made about 113 objects of cyclic garbage per decision;
 the collector's full passes over every live match's objects then stopped the referee for up to 70 ms at 100
@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.variants import all_variants
-from referee.variants.base import Action, Drop, SeatView
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Action, Drop, SeatView
 
 
 @pytest.mark.parametrize("variant", [v.name for v in all_variants()])
@@ -49,9 +49,9 @@ def test_a_finished_match_on_a_serving_referee_is_freed_without_the_cyclic_colle
     import dataclasses
 
     from bench.wire import play_matches
-    from referee.limits import DEFAULT_LIMITS
-    from referee.server import EmbeddedReferee
-    from referee.session import MatchSession
+    from referee.service.limits import DEFAULT_LIMITS
+    from referee.service.server import EmbeddedReferee
+    from referee.service.session import MatchSession
 
     limits = dataclasses.replace(DEFAULT_LIMITS, max_finished_kept=0)
     with EmbeddedReferee(records_dir=tmp_path, limits=limits) as referee:

@@ -1,6 +1,6 @@
 """No seat is ever sent a card it could not know, seen from outside: bots that log every message they receive play
 random matches of every variant over gRPC, and each card any of those messages names is checked against the
-match's record for whether that seat could know it at that moment (``referee.testing.check_seat_log``).
+match's record for whether that seat could know it at that moment (``referee.tools.testing.check_seat_log``).
 
 Twenty-four matches per variant run in the unit suite; ``test_a_thousand_matches_per_variant_leak_nothing`` (slow) plays
 ``RUMMY_LEAK_MATCHES`` per variant (default 1000; ``RUMMY_LEAK_VARIANTS`` picks variants) and prints its figures
@@ -19,16 +19,16 @@ import grpc
 import pytest
 
 from bench.wire import never_dropping
-from referee import protocodec as codec
-from referee.records import read_numbered
-from referee.replay import verify
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
-from referee.testing import HiddenCardLeak, check_seat_logs
-from referee.variants import all_variants
-from referee.variants.base import Discard
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Discard
+from referee.service.records import read_numbered
+from referee.service.replay import verify
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
+from referee.tools.testing import HiddenCardLeak, check_seat_logs
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire import protocodec as codec
 from tests.serving import free_port, kill, serve
 
 VARIANTS = {v.name: v for v in all_variants()}

@@ -17,14 +17,14 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee.limits import ServerLimits, shown
-from referee.match import Match, MatchConfig, play_seats
-from referee.replay import replay
-from referee.server import REASON_KEY
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.policies import random_policy
+from referee.service.limits import ServerLimits, shown
+from referee.service.replay import replay
+from referee.service.server import REASON_KEY
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 
 HOSTILE = dict(variant="fortune", seats=[pb.SeatSpec(), pb.SeatSpec()], max_hands=4_000_000_000,
@@ -46,7 +46,7 @@ def _folder_bytes(folder: Path) -> int:
 def served(tmp_path):
     """A real ``referee serve`` process on 127.0.0.1 with its own records folder."""
     records = tmp_path / "records"
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records", str(records),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records", str(records),
                              "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         address = json.loads(proc.stdout.readline())["address"]
@@ -226,7 +226,7 @@ def test_evaluate_is_bounded_so_it_never_holds_the_loop_and_never_echoes_client_
 
 def test_live_matches_are_limited_per_client_and_over_all(tmp_path):
     """Past the per-client or the server-wide count of live matches, CreateMatch is RESOURCE_EXHAUSTED."""
-    from referee.server import EmbeddedReferee
+    from referee.service.server import EmbeddedReferee
 
     for limits, reason in [(ServerLimits(max_client_matches=2), "LIMIT_CLIENT_MATCHES"),
                            (ServerLimits(max_live_matches=2), "LIMIT_LIVE_MATCHES")]:

@@ -7,13 +7,13 @@ import sys
 import grpc
 from structlog.testing import capture_logs
 
-from referee.logs import configure_logging, get_logger
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
+from referee.rules.policies import greedy_policy
+from referee.service.logs import configure_logging, get_logger
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy
 from rummybot.sdk import run_bot
 
 

@@ -1,4 +1,4 @@
-"""The referee serves on uvloop where it is installed (``referee.loops``), on asyncio's loop when asked."""
+"""The referee serves on uvloop where it is installed (``rummy.wire.loops``), on asyncio's loop when asked."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from referee import loops
-from referee.server import EmbeddedReferee
+from referee.service.server import EmbeddedReferee
+from rummy.wire import loops
 
 HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
 
@@ -43,7 +43,7 @@ def test_the_embedded_referee_runs_on_the_chosen_loop() -> None:
 
 @pytest.mark.parametrize("kind", ["asyncio", "auto"])
 def test_serve_says_which_loop_it_serves_on(kind: str, tmp_path: object) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records", str(tmp_path),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records", str(tmp_path),
                              "--loop", kind, "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

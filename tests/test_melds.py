@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, SUITS, Card, Rank, parse_cards
-from referee.errors import IllegalAction
-from referee.melds import ACE_HIGH, MeldKind, MeldRules, WildOnly, extend_meld, find_melds, read_meld, readings
+from referee.rules.cards import JOKER, SUITS, Card, Rank, parse_cards
+from referee.rules.errors import IllegalAction
+from referee.rules.melds import ACE_HIGH, MeldKind, MeldRules, WildOnly, extend_meld, find_melds, read_meld, readings
 
 PLAIN = MeldRules()
 JOKERS_WILD = frozenset({Rank.JOKER})

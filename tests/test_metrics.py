@@ -1,4 +1,4 @@
-"""Prometheus metrics (``referee.metrics``, ``referee serve --metrics-port``): each counter moves by what the match
+"""Prometheus metrics (``referee.service.metrics``, ``referee serve --metrics-port``): each counter moves by what the match
 did, as its record and result tell it; a hostile client cannot add label values; the HTTP side is bounded and
 answers a wrong path 404 with a reason."""
 
@@ -19,19 +19,19 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from referee import loops
-from referee.metrics import CLIENT_CONNECTIONS, END_REASONS, OTHER, Metrics, MetricsServer
-from referee.reasons import BY_CODE
-from referee.records import read_record
-from referee.server import EmbeddedReferee
-from referee.variants import all_variants
-from referee.variants.base import Action, Discard, SeatView
-from referee.viewer import start_viewer
+from referee.rules.policies import random_policy
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Action, Discard, SeatView
+from referee.service.metrics import CLIENT_CONNECTIONS, END_REASONS, OTHER, Metrics, MetricsServer
+from referee.service.reasons import BY_CODE
+from referee.service.records import read_record
+from referee.service.server import EmbeddedReferee
+from referee.tools.viewer import start_viewer
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire import loops
 from rummybot.bots.base import PolicyBot
 from rummybot.bots.misbehaving import _card_not_held
-from rummybot.policies import random_policy
 from rummybot.sdk import Request, run_bot
 from tests.serving import free_port, kill, serve
 
@@ -344,7 +344,7 @@ def test_a_metrics_port_in_use_stops_serve_with_one_line(tmp_path: Path) -> None
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records",
+        done = subprocess.run([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records",
                                str(tmp_path), "--metrics-port", str(port)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip().startswith(f"referee serve: cannot serve metrics on 127.0.0.1:{port}")
@@ -357,9 +357,9 @@ def test_tournament_run_serves_its_embedded_referees_metrics_while_it_runs(tmp_p
     when the run ends its port is closed. With ``--referee`` (a referee of its own) the flag is refused."""
     import sys
 
-    import referee.metrics
+    import referee.service.metrics
 
-    monkeypatch.setattr(referee.metrics, "CACHE_S", 0.0)  # every scrape a fresh page: these games take under a second
+    monkeypatch.setattr(referee.service.metrics, "CACHE_S", 0.0)  # every scrape a fresh page: these games take under a second
 
     from tournaments.cli import main as tournament_main
     from tournaments.config import parse_config
@@ -405,7 +405,7 @@ def test_tournament_run_serves_its_embedded_referees_metrics_while_it_runs(tmp_p
 
 @pytest.mark.parametrize("port", ["70000", "-1", "http", "9" * 30])
 def test_a_metrics_port_that_is_no_port_is_refused_by_the_parser(port: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from referee.cli import main as referee_main
+    from referee.tools.cli import main as referee_main
 
     with pytest.raises(SystemExit) as exited:
         referee_main(["serve", "--metrics-port", port])

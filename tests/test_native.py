@@ -1,4 +1,4 @@
-"""The compiled rules core (``referee.native``): it says exactly what the sources say, and a stale build is never used."""
+"""The compiled rules core (``referee.rules.native``): it says exactly what the sources say, and a stale build is never used."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from referee import native
-from referee.cards import parse_card
-from referee.melds import MeldRules
-from referee.variants.base import Discard, Group, Meld
+from referee.rules import native
+from referee.rules.cards import parse_card
+from referee.rules.melds import MeldRules
+from referee.rules.variants.base import Discard, Group, Meld
 
 ROOT = native.ROOT
 
@@ -40,10 +40,10 @@ def _fingerprint(pure: bool) -> dict[str, str]:
 
 def test_the_compiled_core_is_the_one_in_use_when_fresh() -> None:
     _require_fresh()
-    import referee.melds
-    import referee.variants.indian
+    import referee.rules.melds
+    import referee.rules.variants.indian
 
-    assert native.compiled(referee.melds) and native.compiled(referee.variants.indian)
+    assert native.compiled(referee.rules.melds) and native.compiled(referee.rules.variants.indian)
 
 
 def test_compiled_and_plain_modules_say_the_same_to_the_byte() -> None:
@@ -58,8 +58,8 @@ def test_compiled_and_plain_modules_say_the_same_to_the_byte() -> None:
 def test_an_edited_source_makes_the_build_stale_and_unused(monkeypatch: pytest.MonkeyPatch) -> None:
     _require_fresh()
     real = native._digests()
-    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.melds": "edited"})
-    assert native.status() == "stale: referee.melds changed since the build"
+    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.rules.melds": "edited"})
+    assert native.status() == "stale: referee.rules.melds changed since the build"
     path: list[str] = ["src"]
     monkeypatch.setattr(native, "_FRESH", None)
     native.extend(path, "referee")
@@ -69,7 +69,7 @@ def test_an_edited_source_makes_the_build_stale_and_unused(monkeypatch: pytest.M
 def test_the_plain_modules_run_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(native.PURE_ENV, "1")
     assert native.status() == "disabled"
-    out = subprocess.run([sys.executable, "-c", "import referee.melds, referee.native as n; print(n.compiled(referee.melds))"],
+    out = subprocess.run([sys.executable, "-c", "import referee.rules.melds, referee.rules.native as n; print(n.compiled(referee.rules.melds))"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
 
@@ -103,6 +103,6 @@ def test_a_failed_build_is_not_retried_by_make_until_a_source_changes(monkeypatc
     assert "failed before for these sources: OSError: gcc: not found" in capsys.readouterr().err
     assert native.main("build", optional=False, if_stale=True) == 1 and len(tries) == 1
     real = native._digests()
-    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.melds": "edited"})
+    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.rules.melds": "edited"})
     assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 2
     assert native.main("build", optional=True) == 0 and len(tries) == 3

@@ -3,9 +3,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, SUITS, Card, Rank
-from referee.protocodec import action_from_pb, action_to_pb, card_from_pb, card_to_pb
-from referee.variants.base import (
+from referee.rules.cards import JOKER, SUITS, Card, Rank
+from referee.rules.variants.base import (
     AcceptOffer,
     Declare,
     DeclineOffer,
@@ -21,6 +20,7 @@ from referee.variants.base import (
     TakeDiscards,
 )
 from rummy.referee.v1 import referee_pb2 as pb
+from rummy.wire.protocodec import action_from_pb, action_to_pb, card_from_pb, card_to_pb
 
 cards = st.builds(Card, st.sampled_from([r for r in Rank if r is not Rank.JOKER]), st.sampled_from(SUITS)) | st.just(JOKER)
 card_tuples = st.lists(cards, min_size=1, max_size=6).map(tuple)
@@ -51,7 +51,7 @@ def test_actions_round_trip_through_the_wire(action):
 def test_an_empty_action_is_malformed_not_illegal():
     import pytest
 
-    from referee.errors import InvalidAction
+    from referee.rules.errors import InvalidAction
 
     with pytest.raises(InvalidAction) as err:
         action_from_pb(pb.Action())
@@ -63,7 +63,7 @@ def test_an_empty_action_is_malformed_not_illegal():
 def _refusal(card: pb.Card) -> str:
     import pytest
 
-    from referee.errors import InvalidAction
+    from referee.rules.errors import InvalidAction
 
     with pytest.raises(InvalidAction) as err:
         action_from_pb(pb.Action(discard=pb.Discard(card=card)))
@@ -91,8 +91,8 @@ def test_a_suited_joker_and_a_suitless_card_are_refused_in_wire_names():
 def test_the_rules_core_names_a_suited_joker_readably():
     import pytest
 
-    from referee.cards import Suit
-    from referee.errors import InvalidAction
+    from referee.rules.cards import Suit
+    from referee.rules.errors import InvalidAction
 
     with pytest.raises(InvalidAction) as err:
         Card(Rank.JOKER, Suit.HEARTS)
@@ -102,7 +102,7 @@ def test_the_rules_core_names_a_suited_joker_readably():
 def test_the_wire_numbers_keep_zero_for_unspecified_and_the_core_keeps_its_own():
     """A joker is 14/5 on the wire and 0/0 in the rules core (whose numbers order cards: jokers first, as records
     and fingerprints were made); every other card has the same numbers in both."""
-    from referee.cards import Suit
+    from referee.rules.cards import Suit
 
     assert (pb.RANK_UNSPECIFIED, pb.SUIT_UNSPECIFIED) == (0, 0)
     assert card_to_pb(JOKER) == pb.Card(rank=pb.RANK_JOKER, suit=pb.SUIT_NONE) and (pb.RANK_JOKER, pb.SUIT_NONE) == (14, 5)
@@ -116,8 +116,8 @@ def test_the_wire_numbers_keep_zero_for_unspecified_and_the_core_keeps_its_own()
 def test_a_set_wild_may_stand_for_an_unnamed_suit_but_not_an_unset_rank():
     import pytest
 
-    from referee.errors import InvalidAction
-    from referee.protocodec import group_from_pb
+    from referee.rules.errors import InvalidAction
+    from rummy.wire.protocodec import group_from_pb
 
     five = pb.Card(rank=pb.RANK_FIVE, suit=pb.SUIT_SPADES)
     wild = pb.WildAssignment(wild=card_to_pb(JOKER), as_card=pb.Card(rank=pb.RANK_FIVE, suit=pb.SUIT_NONE))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from referee.protogen import OUT, generate
+from referee.tools.protogen import OUT, generate
 
 
 def test_generated_modules_are_fresh(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""The reason-code list (referee.reasons) is true: every code the sources give is listed with the status it really
+"""The reason-code list (referee.service.reasons) is true: every code the sources give is listed with the status it really
 ends a call with, every listed code is given somewhere, docs/REASON-CODES.md is made from the list, and one fault
 has one code in every variant."""
 
@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from referee.cards import build_deck
-from referee.errors import IllegalAction
-from referee.match import Match, MatchConfig
-from referee.reasons import BY_CODE, GROUPS, REASONS, markdown
-from referee.variants import all_variants
-from referee.variants.base import Declare, Discard, Group, Offer
+from referee.rules.cards import build_deck
+from referee.rules.errors import IllegalAction
+from referee.rules.match import Match, MatchConfig
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Declare, Discard, Group, Offer
+from referee.service.reasons import BY_CODE, GROUPS, REASONS, markdown
 from tests.reason_scan import ERROR_STATUS, ROOT, scan
 
 HITS, DYNAMIC = scan()
@@ -21,7 +21,7 @@ HITS, DYNAMIC = scan()
 
 def test_every_code_the_sources_give_is_listed():
     unlisted = sorted({f"{h.code} ({h.where})" for h in HITS if h.code not in BY_CODE})
-    assert not unlisted, f"add these to referee/reasons.py (and regenerate docs/REASON-CODES.md): {unlisted}"
+    assert not unlisted, f"add these to referee/service/reasons.py (and regenerate docs/REASON-CODES.md): {unlisted}"
 
 
 def test_every_listed_code_is_given_somewhere():
@@ -34,7 +34,7 @@ def test_pending_codes_are_marked_until_their_branch_is_merged():
     """A code exempted as another branch's must not be found here: once it is, its ``pending`` mark goes."""
     given = {h.code for h in HITS}
     merged = sorted(r.code for r in REASONS if r.pending and r.code in given)
-    assert not merged, f"now raised in this tree: remove pending= from {merged} in referee/reasons.py"
+    assert not merged, f"now raised in this tree: remove pending= from {merged} in referee/service/reasons.py"
 
 
 def test_each_code_ends_a_call_only_with_its_listed_status():
@@ -45,12 +45,12 @@ def test_each_code_ends_a_call_only_with_its_listed_status():
 
 def test_codes_are_literal_except_check_ranges_limit_name():
     """A code built at run time cannot be listed; only ``check_range`` builds ``LIMIT_<NAME>`` (scanned per call)."""
-    assert [w.split(":")[0] for w in DYNAMIC] == ["referee/limits.py"], DYNAMIC
+    assert [w.split(":")[0] for w in DYNAMIC] == ["referee/service/limits.py"], DYNAMIC
 
 
 def test_the_scan_knows_the_status_each_typed_error_maps_to():
     from referee.search import work
-    from referee.server import STATUS_FOR
+    from referee.service.server import STATUS_FOR
 
     for cls, status in [*((c, s.name) for c, s in STATUS_FOR.items()), *work.STATUS.items()]:
         assert ERROR_STATUS[cls.__name__] == status, cls
@@ -93,7 +93,7 @@ def test_the_list_is_well_formed():
 
 def test_docs_reason_codes_is_generated_from_the_list():
     path = ROOT / "docs" / "REASON-CODES.md"
-    assert path.read_text(encoding="utf-8") == markdown(), "run: python -m referee.reasons > docs/REASON-CODES.md"
+    assert path.read_text(encoding="utf-8") == markdown(), "run: python -m referee.service.reasons > docs/REASON-CODES.md"
     for r in REASONS:
         assert f"`{r.code}`" in markdown()
 

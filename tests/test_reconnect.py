@@ -12,15 +12,15 @@ import time
 import grpc
 import pytest
 
-from referee.records import read_numbered, read_record
-from referee.replay import verify
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
-from referee.testing import TcpProxy, check_seat_logs
+from referee.rules.policies import random_policy
+from referee.service.records import read_numbered, read_record
+from referee.service.replay import verify
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
+from referee.tools.testing import TcpProxy, check_seat_logs
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 
 

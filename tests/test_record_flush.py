@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from referee.match import MatchConfig
-from referee.records import read_record
-from referee.session import MatchSession, TimeControl
+from referee.rules.match import MatchConfig
+from referee.service.records import read_record
+from referee.service.session import MatchSession, TimeControl
 from tests.probes import RequestProbe
 
 

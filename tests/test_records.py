@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ("referee/cards.py", "referee/melds.py", "referee/variants/base.py")
+CORE = ("referee/rules/cards.py", "referee/rules/melds.py", "referee/rules/variants/base.py")
 
 
 def _dataclasses_with_written_init() -> list[tuple[str, ast.ClassDef, ast.FunctionDef]]:
@@ -50,8 +50,8 @@ def test_a_written_init_takes_the_fields_in_order_with_their_defaults(source: st
 
 
 def _actions() -> list[object]:
-    from referee.cards import parse_cards
-    from referee.variants import base as b
+    from referee.rules.cards import parse_cards
+    from referee.rules.variants import base as b
 
     a, b2, c = parse_cards("AS 2S JK")
     group = b.Group((a, b2), ((c, a),))

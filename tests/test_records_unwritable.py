@@ -21,16 +21,16 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee import records as records_mod
-from referee import server as server_mod
-from referee.match import MatchConfig
-from referee.records import REASON_UNWRITABLE, RecordsUnwritable, RecordWriter, read_numbered
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import MatchSession, TimeControl
+from referee.rules.match import MatchConfig
+from referee.rules.policies import random_policy
+from referee.service import records as records_mod
+from referee.service import server as server_mod
+from referee.service.records import REASON_UNWRITABLE, RecordsUnwritable, RecordWriter, read_numbered
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import MatchSession, TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 from tests.probes import RequestProbe
 

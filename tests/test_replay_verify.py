@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.records import read_numbered
-from referee.replay import EXIT_CODES, verify, verify_file
-from referee.variants import all_variants
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import all_variants
+from referee.service.records import read_numbered
+from referee.service.replay import EXIT_CODES, verify, verify_file
 
 REFEREE = str(Path(sys.executable).with_name("referee"))
 

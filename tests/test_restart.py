@@ -14,15 +14,15 @@ import json
 import grpc
 import pytest
 
-from referee.records import RecordWriter, read_numbered, read_record
-from referee.replay import verify, verify_file
-from referee.resume import RESUMED, Unfinished, recover, token_digest
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
+from referee.rules.policies import random_policy
+from referee.service.records import RecordWriter, read_numbered, read_record
+from referee.service.replay import verify, verify_file
+from referee.service.resume import RESUMED, Unfinished, recover, token_digest
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 from tests.serving import free_port, kill, serve
 

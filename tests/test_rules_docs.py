@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.match import Match, MatchConfig
-from referee.variants import all_variants
+from referee.rules.match import Match, MatchConfig
+from referee.rules.variants import all_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_DIR = ROOT / "docs" / "rules"

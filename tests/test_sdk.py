@@ -11,11 +11,11 @@ from pathlib import Path
 
 import grpc
 
-from referee.server import EmbeddedReferee
+from referee.rules.policies import random_policy
+from referee.service.server import EmbeddedReferee
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot import PolicyBot, run_bot
-from rummybot.policies import random_policy
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "bots" / "python.md"
 

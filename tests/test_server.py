@@ -10,17 +10,17 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee.cards import parse_cards
-from referee.protocodec import card_to_pb
-from referee.replay import replay_file
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import TimeControl
-from referee.variants import all_variants
-from referee.variants.base import Discard
+from referee.rules.cards import parse_cards
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Discard
+from referee.service.replay import replay_file
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire.protocodec import card_to_pb
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy, random_policy
 from rummybot.sdk import run_bot
 
 FAST = TimeControl(per_move_ms=2000, grace_ms=300, connect_ms=5000)
@@ -147,7 +147,7 @@ class LiarBot(PolicyBot):
     def decide(self, view, legal, request):
         if request.request_id not in self.lied and len(self.lied) < 3:
             self.lied.add(request.request_id)
-            missing = next(c for c in __import__("referee.cards", fromlist=["build_deck"]).build_deck(1)
+            missing = next(c for c in __import__("referee.rules.cards", fromlist=["build_deck"]).build_deck(1)
                            if c not in view.hand)
             return Discard(missing)
         return super().decide(view, legal, request)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from referee.match import MatchConfig
-from referee.session import MatchSession, TimeControl
+from referee.rules.match import MatchConfig
+from referee.service.session import MatchSession, TimeControl
 from tests.probes import RequestProbe
 
 

@@ -4,7 +4,7 @@ warm-up and again when it is idle after the soak: no descriptor leaks, memory gr
 matches the referee keeps for ``GetResult`` (``--max-finished-kept``) allow, and every match created has its result.
 
 ``RUMMY_SOAK_SECONDS`` (default 120) sets how long matches keep being started. The warm-up plays
-``RUMMY_SOAK_WARMUP_MATCHES`` (default 15,000) first: the rules core's memo caches (``referee.melds`` and the
+``RUMMY_SOAK_WARMUP_MATCHES`` (default 15,000) first: the rules core's memo caches (``referee.rules.melds`` and the
 variants' verdicts) are bounded but large, and fill as ever more positions are seen; measured here, the serving
 referee's memory rises for some 15,000 such matches and then stays flat (144 MiB after 2,181, 288 after 14,790,
 287 after 20,907), which a short warm-up took for a leak.
@@ -22,10 +22,10 @@ from pathlib import Path
 import grpc
 import pytest
 
+from referee.rules.policies import random_policy
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot
 from tests.serving import free_port, kill, serve
 

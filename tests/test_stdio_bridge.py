@@ -19,8 +19,8 @@ import grpc
 import jsonschema
 import pytest
 
-from referee.records import read_record
-from referee.server import EmbeddedReferee
+from referee.service.records import read_record
+from referee.service.server import EmbeddedReferee
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.stdio import split_command

@@ -19,12 +19,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from referee.server import EmbeddedReferee, server_credentials
-from referee.session import TimeControl
+from referee.rules.policies import random_policy
+from referee.service.server import EmbeddedReferee, server_credentials
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import run_bot, tls_credentials
 
 
@@ -128,7 +128,7 @@ def test_mutual_tls_refuses_a_client_without_a_certificate_and_admits_one_with(m
 
 
 def test_referee_serve_takes_the_tls_flags(pki, tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--records", str(tmp_path),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--records", str(tmp_path),
                              "--tls-cert", str(pki["server_cert"]), "--tls-key", str(pki["server_key"]),
                              "--tls-client-ca", str(pki["ca_cert"]), "--log-level", "warning"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -9,14 +9,14 @@ import asyncio
 import grpc
 import pytest
 
-from referee.replay import replay_file
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
-from referee.variants import all_variants
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import all_variants
+from referee.service.replay import replay_file
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy, random_policy
 from rummybot.sdk import run_bot
 
 VARIANTS = {v.name: v for v in all_variants()}

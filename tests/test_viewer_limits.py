@@ -27,14 +27,14 @@ from typing import Any
 
 import pytest
 
-from referee import loops
-from referee.limits import ServerLimits
-from referee.match import Match, MatchConfig, play_seats
-from referee.records import read_record
-from referee.timeline import SPECTATOR, build_timeline, timeline_json
-from referee.variants import find
-from referee.variants.base import Discard, DrawStock
-from referee.viewer import STATS, Tuning, _Jobs, _Refused, start_viewer
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.variants import find
+from referee.rules.variants.base import Discard, DrawStock
+from referee.service.limits import ServerLimits
+from referee.service.records import read_record
+from referee.tools.timeline import SPECTATOR, build_timeline, timeline_json
+from referee.tools.viewer import STATS, Tuning, _Jobs, _Refused, start_viewer
+from rummy.wire import loops
 from tests.web.helpers import card_codes, cut_before_result, play_record, timeline_with_knowledge, write_record
 
 FAST = Tuning(poll_s=0.05, fresh_s=0.0, ping_s=0.3, write_timeout_s=3.0, stall_s=5.0, listing_recheck_s=0.0)
@@ -246,9 +246,9 @@ def test_a_line_written_half_waits_for_its_end(tmp_path, serve, big):
 
 @pytest.fixture()
 def served_gc():
-    """The collector as ``referee serve`` tunes it (referee.cli.tune_gc): the default's full passes over a large
+    """The collector as ``referee serve`` tunes it (referee.tools.cli.tune_gc): the default's full passes over a large
     heap pause every thread, whatever the viewer does."""
-    from referee.cli import GC_THRESHOLDS
+    from referee.tools.cli import GC_THRESHOLDS
 
     before = gc.get_threshold()
     gc.collect()
@@ -313,7 +313,7 @@ def test_the_loop_stays_responsive_while_a_client_loops_on_the_largest_pages(tmp
 
 
 def test_jobs_past_the_queue_are_refused_busy_not_queued():
-    from referee.viewer import ViewerStats
+    from referee.tools.viewer import ViewerStats
 
     async def main() -> None:
         jobs = _Jobs(1, 1, ViewerStats())

@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee.viewer_process import VIEWER_NICE
+from referee.tools.viewer_process import VIEWER_NICE
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
@@ -53,7 +53,7 @@ def _get(url: str) -> dict:
 
 @pytest.fixture()
 def served(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--http", "0", "--records",
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--http", "0", "--records",
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         address = json.loads(proc.stdout.readline())["address"]
@@ -67,7 +67,7 @@ def served(tmp_path):
 
 def _viewer_pid(referee_pid: int) -> int:
     for pid in _children(referee_pid):
-        if b"referee.viewer_process" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+        if b"referee.tools.viewer_process" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
             return pid
     raise AssertionError("no viewer process among the referee's children")
 
@@ -107,7 +107,7 @@ def test_a_viewer_port_in_use_stops_the_referee_with_one_line(tmp_path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--http", str(port)],
+        done = subprocess.run([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--http", str(port)],
                               capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "the viewer did not start" in done.stderr and "Traceback" not in done.stderr

@@ -1,10 +1,10 @@
 """A spectator never sees a hidden card: real matches of every variant over gRPC, with a watcher on ``Watch``,
 and every card the watcher was sent checked against the match's certified record.
 
-The record is re-played (``referee.replay.verify``) and, step by step, the cards public at that moment are
+The record is re-played (``referee.service.replay.verify``) and, step by step, the cards public at that moment are
 collected: melded, on the pile as the variant shows it, face up or turned up, on offer, and every hand once its
 hand is over (HAND_REVEALED). A watched event may name only those; a card in a hand or in the stock never.
-The seat-side twin of this check is ``referee.testing.KnowledgeTracker`` (the conformance suite); this one
+The seat-side twin of this check is ``referee.tools.testing.KnowledgeTracker`` (the conformance suite); this one
 reuses its ``table_cards``.
 """
 
@@ -16,20 +16,20 @@ import time
 import grpc
 import pytest
 
-from referee import protocodec as codec
-from referee.cards import Card
-from referee.match import Match
-from referee.records import read_numbered
-from referee.replay import verify
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
-from referee.testing import public_so_far
-from referee.variants import all_variants
-from referee.variants.base import Event, HandState
+from referee.rules.cards import Card
+from referee.rules.match import Match
+from referee.rules.policies import greedy_policy
+from referee.rules.variants import all_variants
+from referee.rules.variants.base import Event, HandState
+from referee.service.records import read_numbered
+from referee.service.replay import verify
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
+from referee.tools.testing import public_so_far
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire import protocodec as codec
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy
 from rummybot.sdk import run_bot
 
 VARIANTS = {v.name: v for v in all_variants()}

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.credentials import mint_bot_token
+from referee.service.credentials import mint_bot_token
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.sandbox import SOCKET_IN_SANDBOX, Cgroups, Sandbox, bwrap_path, hidden_paths, limits_for, modes
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from referee.cli import port_number
+from referee.tools.cli import port_number
 from tournaments.faults import BotFaults
 
 __all__ = ["main", "finish_report", "write_html", "print_faults"]

@@ -60,12 +60,12 @@ class RefereeOnWorker(WorkerPlugin):
         self._referee_log: Any = None
 
     def setup(self, worker: Any) -> None:
-        from referee.server import EmbeddedReferee
+        from referee.service.server import EmbeddedReferee
 
         here = _slug(str(getattr(worker, "name", "") or getattr(worker, "address", "worker")))
         out = self.config.output
         out.mkdir(parents=True, exist_ok=True)
-        from referee.logs import configure_logging
+        from referee.service.logs import configure_logging
 
         self._referee_log = (out / f"referee-{here}.log").open("a", encoding="utf-8", buffering=1)
         configure_logging("info", json=True, stream=self._referee_log)  # the worker's own process: its referee's logs

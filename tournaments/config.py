@@ -174,8 +174,8 @@ class TournamentConfig:
 
 def registry_facts(name: str) -> VariantFacts:
     """The variant's facts from the referee's own registry. :raises LookupError: naming the known variants."""
-    from referee.errors import InvalidOption
-    from referee.variants import find
+    from referee.rules.errors import InvalidOption
+    from referee.rules.variants import find
 
     try:
         v = find(name)

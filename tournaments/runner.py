@@ -44,7 +44,7 @@ from tournaments.schedule import Game, gauntlet, ladder, round_robin
 from tournaments.store import DB_NAME, Store
 
 if TYPE_CHECKING:
-    from referee.metrics import Metrics
+    from referee.service.metrics import Metrics
 
 __all__ = [
     "MatchRequest",
@@ -682,7 +682,7 @@ def grpc_backend(config: TournamentConfig, address: str, plan_: Plan, log: Any =
     ``address``. Bot logs go to ``bot_logs`` (default: the output's ``bots/``). Sandboxed bots reach the referee
     through ``unix_socket`` (or ``address`` itself if it is ``unix:PATH``), bound into their sandbox; without
     one, over TCP, so their sandbox keeps the network. ``admin_token`` (else ``admin_token_from_env``): the
-    runner's calls carry it, and the bots' tokens are minted with it (``referee.credentials``), so the referee
+    runner's calls carry it, and the bots' tokens are minted with it (``referee.service.credentials``), so the referee
     seats them and refuses tokens anyone else makes up."""
     admin = admin_token or admin_token_from_env()
 
@@ -776,7 +776,7 @@ def run_tournament(
     once that much time has passed (the rest is left for a rerun). With ``cluster`` (a Dask scheduler's address)
     the matches are played on that cluster's workers (:mod:`tournaments.cluster`). A run that played games keeps the ratings
     it ends with as a rating run called ``label``. ``metrics_at`` (host, port): the embedded referee's Prometheus
-    metrics are served there (``referee.metrics``). :raises ConfigError: before anything starts."""
+    metrics are served there (``referee.service.metrics``). :raises ConfigError: before anything starts."""
     from tournaments import ladder as continuing
 
     if continuing.is_continuing(config):
@@ -857,8 +857,8 @@ def _run(
     if backend is None:
         address = referee
         if address is None:
-            from referee.logs import configure_logging
-            from referee.server import EmbeddedReferee
+            from referee.service.logs import configure_logging
+            from referee.service.server import EmbeddedReferee
 
             # the referee's own structured logs go to a file beside ours, not over the progress bar; the
             # global structlog configuration is put back afterwards
@@ -907,7 +907,7 @@ def _run(
 def _serve_metrics(at: tuple[str, int], cleanup: contextlib.ExitStack, log: Any) -> Metrics:
     """The embedded referee's metrics, served at ``at`` until the run ends (``tournament run --metrics-port``).
     :raises ConfigError: the port cannot be bound."""
-    from referee.metrics import Metrics, MetricsServer
+    from referee.service.metrics import Metrics, MetricsServer
 
     metrics = Metrics()
     server = MetricsServer(metrics, *at)

@@ -288,7 +288,7 @@ def _python_binds() -> list[Path]:
             if spec is not None:
                 paths.update(Path(p) for p in spec.submodule_search_locations or ())
     with contextlib.suppress(ImportError):
-        from referee.native import NATIVE_DIR  # the compiled rules core, when built
+        from referee.rules.native import NATIVE_DIR  # the compiled rules core, when built
 
         if NATIVE_DIR.is_dir():
             paths.add(NATIVE_DIR)

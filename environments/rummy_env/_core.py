@@ -8,12 +8,11 @@ visible (and a move of the referee's modules is one edit here).
 
 from __future__ import annotations
 
-from referee.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, format_cards
-from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
-from referee.match import Match, MatchConfig, MatchOutcome
-from referee.search import KnowledgeMismatch, NotSearchable, SeatRecord, know, sample_states, seat_record
-from referee.variants import all_variants, find
-from referee.variants.base import (
+from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, format_cards
+from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
+from referee.rules.match import Match, MatchConfig, MatchOutcome
+from referee.rules.variants import all_variants, find
+from referee.rules.variants.base import (
     AcceptOffer,
     Action,
     Declare,
@@ -36,6 +35,7 @@ from referee.variants.base import (
     TakeDiscards,
     Variant,
 )
+from referee.search import KnowledgeMismatch, NotSearchable, SeatRecord, know, sample_states, seat_record
 
 __all__ = [
     "JOKER", "NATURAL_RANKS", "SUITS", "Card", "Rank", "Suit", "format_cards",

@@ -38,8 +38,8 @@ def id_policy(fn: Callable[[np.ndarray, np.ndarray], int]) -> IdPolicy:
 
 
 def bundled_policy(name: str, variant: str) -> Policy:
-    """A bundled bot's policy: ``"random"`` or ``"greedy"`` (rummybot.policies)."""
-    from rummybot.policies import greedy_policy, random_policy
+    """A bundled bot's policy: ``"random"`` or ``"greedy"`` (referee.rules.policies)."""
+    from referee.rules.policies import greedy_policy, random_policy
 
     if name == "random":
         return random_policy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.errors import RefereeError
+from referee.rules.errors import RefereeError
 
 __all__ = ["SearchError", "BadToken", "NotSearchable", "KnowledgeMismatch", "OutOfTime"]
 

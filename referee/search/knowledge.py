@@ -33,10 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from referee.cards import Card, Rank
-from referee.match import Match
+from referee.rules.cards import Card, Rank
+from referee.rules.match import Match
+from referee.rules.variants.base import Event, HandState, SeatView
 from referee.search.errors import KnowledgeMismatch, NotSearchable
-from referee.variants.base import Event, HandState, SeatView
 
 __all__ = ["SeatRecord", "Knowledge", "Entry", "seat_record", "public_state", "know", "PUBLIC_FIELDS",
            "REBUILT_FIELDS", "public_fields"]

@@ -36,9 +36,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.logs import get_logger
 from referee.search import work
 from referee.search.work import Answer, Refusal
+from referee.service.logs import get_logger
 
 __all__ = ["PoolLimits", "SearchPool", "cores", "START_METHOD"]
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from referee.cards import Card, Rank
+from referee.rules.cards import Card, Rank
 from referee.search.errors import KnowledgeMismatch, NotSearchable, OutOfTime
 from referee.search.knowledge import Knowledge, SeatRecord, know
 from referee.search.simulate import SearchState

@@ -22,19 +22,19 @@ from typing import Any, NoReturn, Protocol, TypeVar, cast
 
 import grpc
 
-from referee import protocodec as codec
-from referee.errors import InvalidAction, InvalidOption, RefereeError
-from referee.limits import DEFAULT_LIMITS, ServerLimits
-from referee.logs import get_logger
-from referee.resume import token_digest
+from referee.rules.errors import InvalidAction, InvalidOption, RefereeError
 from referee.search import work
 from referee.search.errors import NotSearchable
 from referee.search.knowledge import seat_record
 from referee.search.pool import PoolLimits, SearchPool
 from referee.search.tokens import MAX_TOKEN_CHARS, TokenCodec
 from referee.search.work import Answer
-from referee.session import MatchSession
+from referee.service.limits import DEFAULT_LIMITS, ServerLimits
+from referee.service.logs import get_logger
+from referee.service.resume import token_digest
+from referee.service.session import MatchSession
 from rummy.search.v1 import search_pb2 as spb
+from rummy.wire import protocodec as codec
 
 __all__ = ["SearchService", "SearchLimits", "SERVICE_NAME", "add_search_service"]
 
@@ -246,7 +246,7 @@ def _handler(method: Callable[[Any, grpc.aio.ServicerContext], Awaitable[bytes]]
 def add_search_service(server: grpc.aio.Server, referee: _Sessions, key: bytes | None = None,
                        limits: SearchLimits | None = None) -> SearchService:
     """Register the Search service on ``server`` beside the Referee service whose matches it reads; its limits
-    are the referee's (``referee.limits``) unless given. Call the service's ``close`` when the server stops."""
+    are the referee's (``referee.service.limits``) unless given. Call the service's ``close`` when the server stops."""
     if limits is None:
         server_limits = getattr(referee, "limits", DEFAULT_LIMITS)
         limits = SearchLimits.of(server_limits if isinstance(server_limits, ServerLimits) else DEFAULT_LIMITS)

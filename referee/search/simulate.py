@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from referee.errors import IllegalAction, InvalidAction
+from referee.rules.errors import IllegalAction, InvalidAction
+from referee.rules.variants import find
+from referee.rules.variants.base import Action, Event, HandState, Phase, SeatView, Variant
 from referee.search.errors import OutOfTime
-from referee.variants import find
-from referee.variants.base import Action, Event, HandState, Phase, SeatView, Variant
 
 __all__ = ["SearchState", "RolloutPolicy", "Rollout", "Rejection", "Position", "Simulation", "simulate", "position",
            "MAX_ROLLOUT_DECISIONS"]
@@ -45,7 +45,7 @@ class RolloutPolicy(enum.Enum):
     NONE = "none"
     RANDOM = "random"  # a uniformly random listed legal action
     DEFAULT = "default"  # the variant's default move, what a missed deadline plays
-    GREEDY = "greedy"  # the bundled greedy bot (rummybot.policies), random where it has none
+    GREEDY = "greedy"  # the bundled greedy bot (referee.rules.policies), random where it has none
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def position(ss: SearchState, with_legal: bool = True) -> Position:
 @cache
 def _greedy(variant: str) -> Callable[[SeatView, Sequence[Action], random.Random], Action] | None:
     try:  # the bots' package is optional for the referee: without it the greedy rollout plays randomly
-        from rummybot.policies import greedy_policy
+        from referee.rules.policies import greedy_policy
     except ImportError:  # pragma: no cover
         return None
     try:

@@ -27,7 +27,7 @@ import secrets
 import zlib
 from typing import Any
 
-from referee.errors import InvalidAction
+from referee.rules.errors import InvalidAction
 from referee.search.errors import BadToken
 from referee.search.simulate import SearchState
 

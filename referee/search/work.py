@@ -14,20 +14,20 @@ import signal
 import sys
 from collections.abc import Iterable
 
-import referee.match  # noqa: F401 - the rules core, imported once (in the forkserver) before any worker starts
-from referee import native
-from referee import protocodec as codec
-from referee.cards import Card
-from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
-from referee.limits import LimitExceeded
+import referee.rules.match  # noqa: F401 - the rules core, imported once (in the forkserver) before any worker starts
+from referee.rules import native
+from referee.rules.cards import Card
+from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
+from referee.rules.variants.base import Phase
 from referee.search.errors import BadToken, KnowledgeMismatch, NotSearchable, OutOfTime
 from referee.search.knowledge import SeatRecord, know
 from referee.search.sampling import sample_states
 from referee.search.simulate import Position, Rollout, RolloutPolicy, position, simulate
 from referee.search.tokens import TokenCodec
-from referee.variants.base import Phase
+from referee.service.limits import LimitExceeded
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.search.v1 import search_pb2 as spb
+from rummy.wire import protocodec as codec
 
 __all__ = ["Refusal", "Answer", "STATUS", "init", "refusal", "sample_deals", "simulate_request", "token_position",
            "position_pb", "phase_pb", "ping"]
@@ -75,7 +75,7 @@ def _codec() -> TokenCodec:
 
 def ping(deadline: float = 0.0) -> tuple[int, bool]:
     """A worker is up (the pool's warm-up): its process id, and whether its rules core runs compiled."""
-    return os.getpid(), native.compiled(sys.modules["referee.match"])
+    return os.getpid(), native.compiled(sys.modules["referee.rules.match"])
 
 
 def refusal(exc: RefereeError) -> Refusal:

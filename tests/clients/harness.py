@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from referee.records import read_record
+from referee.service.records import read_record
 from tournaments.config import parse_config
 from tournaments.runner import run_tournament
 from tournaments.store import DB_NAME, Store
@@ -104,7 +104,7 @@ def play_one_seat(command: Sequence[str], *, cwd: Path | None = None, variant: s
     bot for seat 0; return the final MatchResult and the client's output."""
     import grpc
 
-    from referee.server import EmbeddedReferee
+    from referee.service.server import EmbeddedReferee
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 
@@ -145,13 +145,13 @@ def assert_rejection_shown(output: str) -> None:
 
 class UnixReferee:
     """A referee on a Unix domain socket in a fresh short temp folder (a socket path has at most 107 bytes), on a
-    background thread (``referee.server.EmbeddedReferee`` with ``unix_path``): what a sandboxed bot sees.
+    background thread (``referee.service.server.EmbeddedReferee`` with ``unix_path``): what a sandboxed bot sees.
     ``address`` is ``unix:/tmp/.../ref.sock``; ``stop()`` stops it, as a tournament ends."""
 
     def __init__(self) -> None:
         import tempfile
 
-        from referee.server import EmbeddedReferee
+        from referee.service.server import EmbeddedReferee
 
         self.folder = Path(tempfile.mkdtemp(prefix="rummy-uds-", dir="/tmp"))
         self.path = self.folder / "ref.sock"

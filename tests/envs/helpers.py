@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import random
 
-from referee.variants import all_variants
+from referee.rules.variants import all_variants
 from rummy_env.actions import Chooser
 from rummy_env.game import RummyGame
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.variants.base import Discard, DrawStock
+from referee.rules.variants.base import Discard, DrawStock
 from rummy_env.actions import CARDS, SINGLE, ActionCodeError, action_space, card_index
 from tests.envs.helpers import VARIANTS, option_choices, reach, seat_counts, spellings
 

@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import rummy_env
-from referee.errors import InvalidOption
+from referee.rules.errors import InvalidOption
 from rummy_env.gym_env import RummyGymEnv, id_policy
 from tests.envs.helpers import SEATINGS
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee.server import EmbeddedReferee
-from referee.session import TimeControl
+from referee.rules.policies import greedy_policy
+from referee.service.server import EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
 from rummybot.bots.sampling import SamplingBot, _pick
-from rummybot.policies import greedy_policy
 from rummybot.sdk import run_bot
 
 

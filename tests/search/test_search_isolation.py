@@ -22,9 +22,9 @@ from typing import Any
 import grpc
 import pytest
 
-from referee.limits import ServerLimits
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import TimeControl
+from referee.service.limits import ServerLimits
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.search.v1 import search_pb2 as spb
@@ -96,7 +96,7 @@ def test_a_seat_credential_answers_for_its_own_seat_only(table: Table) -> None:
 
 
 def _hand_pb(match: Any, seat: int) -> list[pb.Card]:
-    from referee import protocodec
+    from rummy.wire import protocodec
 
     return [protocodec.card_to_pb(c) for c in match.state.hands[seat]]
 
@@ -140,9 +140,9 @@ def test_a_state_token_is_charged_to_its_seat_and_carries_nothing_of_it(table: T
 def test_a_live_seat_s_legal_actions_follow_the_match_at_every_decision(table: Table) -> None:
     """LegalActions(seat), asked twice at each of a seat's decisions (the second from the seat cache), is always
     the decision's own list: the cache never serves a past state."""
-    from referee import protocodec
+    from referee.rules.policies import random_policy
+    from rummy.wire import protocodec
     from rummybot.bots.base import PolicyBot
-    from rummybot.policies import random_policy
     from rummybot.sdk import Bot, run_bot
 
     m = table.create(["", ""], turns=400, variant="500-rum", hands=1)
@@ -412,7 +412,7 @@ def _alive(pid: int) -> bool:
 NATIVE_SCRIPT = """
 import asyncio, json, time
 import grpc
-from referee.server import EmbeddedReferee
+from referee.service.server import EmbeddedReferee
 from referee.search import work
 from rummy.referee.v1 import referee_pb2 as pb, referee_pb2_grpc as pb_grpc
 from rummy.search.v1 import search_pb2 as spb, search_pb2_grpc as spb_grpc

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import Rank
-from referee.match import Match, MatchConfig
+from referee.rules.cards import Rank
+from referee.rules.match import Match, MatchConfig
+from referee.rules.variants import all_variants, find
+from referee.rules.variants.base import Drop, Event, HandState
 from referee.search import public_state, sample_states, seat_record
 from referee.search.errors import NotSearchable
 from referee.search.knowledge import PUBLIC_FIELDS, REBUILT_FIELDS, public_fields
-from referee.testing import zone_cards
-from referee.variants import all_variants, find
-from referee.variants.base import Drop, Event, HandState
+from referee.tools.testing import zone_cards
 
 VARIANTS = [v.name for v in all_variants()]
 STEPS = {"500-rum": 120, "500-partnership": 120, "persian": 120, "skarney": 150, "skarney-singles": 150}  # slow finders

@@ -17,19 +17,19 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee import protocodec as codec
-from referee.cards import Card, build_deck, shuffled
-from referee.match import Match, MatchConfig
+from referee.rules.cards import Card, build_deck, shuffled
+from referee.rules.match import Match, MatchConfig
+from referee.rules.policies import greedy_policy
+from referee.rules.variants.base import Action, Discard, DrawStock, SeatView, TakeDiscards
 from referee.search import SearchState, TokenCodec, sample_states, seat_record
-from referee.server import REASON_KEY, EmbeddedReferee
-from referee.session import TimeControl
-from referee.variants.base import Action, Discard, DrawStock, SeatView, TakeDiscards
+from referee.service.server import REASON_KEY, EmbeddedReferee
+from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.search.v1 import search_pb2 as spb
 from rummy.search.v1 import search_pb2_grpc as spb_grpc
+from rummy.wire import protocodec as codec
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy
 from rummybot.sdk import Bot, Request, run_bot
 from rummybot.search import SearchClient
 

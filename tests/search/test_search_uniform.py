@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from scipy.stats import chisquare
 
-from referee.cards import Card, Rank, parse_cards
+from referee.rules.cards import Card, Rank, parse_cards
 from referee.search import Knowledge, deal
 from referee.search.knowledge import Entry
 from referee.search.sampling import Deal

@@ -25,11 +25,11 @@ from typing import Any
 
 import grpc
 
-from referee.variants.base import Action, SeatView
+from referee.rules.policies import greedy_policy
+from referee.rules.variants.base import Action, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy
 from rummybot.sdk import Request, main
 from rummybot.search import SearchClient
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from tournament_fakes import FakeReferee, fake_config  # noqa: E402
 
-from referee.session import SeatStats  # noqa: E402
+from referee.service.session import SeatStats  # noqa: E402
 from tournaments.cli import print_faults  # noqa: E402
 from tournaments.faults import SeatFaults  # noqa: E402
 from tournaments.htmlreport import _duration, load_report_data, render_html  # noqa: E402

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from tournament_fakes import FakeReferee, fake_config  # noqa: E402
 
-from referee.records import read_record  # noqa: E402
-from referee.replay import verify_file  # noqa: E402
-from referee.resume import RESUMED  # noqa: E402
+from referee.service.records import read_record  # noqa: E402
+from referee.service.replay import verify_file  # noqa: E402
+from referee.service.resume import RESUMED  # noqa: E402
 from tests.serving import free_port, kill, serve  # noqa: E402
 from tournaments import runner  # noqa: E402
 from tournaments.config import load_config, parse_config  # noqa: E402

@@ -90,8 +90,8 @@ def test_partnership_games_seat_each_bot_twice_with_two_processes(tmp_path: Path
 def test_a_bot_that_dies_at_once_loses_by_forfeit_on_an_external_referee(tmp_path: Path) -> None:
     """A bot that exits as soon as it starts: the referee forfeits the seat that never connects; the games end.
     (A program that is not there at all stops the run before it begins: tests/tournaments/test_tournament_health.py.)"""
-    from referee.server import EmbeddedReferee
-    from referee.session import TimeControl
+    from referee.service.server import EmbeddedReferee
+    from referee.service.session import TimeControl
 
     out = tmp_path / "out"
     config = _config(out, [_bot("greedy", "rummybot.bots.greedy"), {"name": "broken", "command": [sys.executable, "-c", "import sys; sys.exit(3)"]}])

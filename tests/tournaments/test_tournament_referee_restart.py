@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from referee.records import read_record
-from referee.replay import verify_file
-from referee.resume import RESUMED, unfinished_records
+from referee.service.records import read_record
+from referee.service.replay import verify_file
+from referee.service.resume import RESUMED, unfinished_records
 from tests.serving import free_port, kill, serve
 
 CONFIG = """

@@ -43,7 +43,7 @@ def test_a_bots_relative_command_runs_in_the_config_files_folder(tmp_path: Path)
     config_dir = tmp_path / "league"
     (config_dir / "bots").mkdir(parents=True)
     (config_dir / "bots" / "mine.py").write_text(
-        "from rummybot.bots.base import PolicyBot\nfrom rummybot.policies import greedy_policy\n"
+        "from rummybot.bots.base import PolicyBot\nfrom referee.rules.policies import greedy_policy\n"
         "from rummybot.sdk import main\nmain(PolicyBot('mine', greedy_policy))\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

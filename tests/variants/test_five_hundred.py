@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, SUITS, Card, Rank, parse_card, parse_cards
-from referee.errors import IllegalAction, InvalidOption
-from referee.match import Match, MatchConfig, play_seats
-from referee.melds import MeldKind, readings
-from referee.testing import random_hand, zone_cards
-from referee.variants import find
-from referee.variants.base import (
+from referee.rules.cards import JOKER, SUITS, Card, Rank, parse_card, parse_cards
+from referee.rules.errors import IllegalAction, InvalidOption
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.melds import MeldKind, readings
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import (
     Discard,
     DrawStock,
     EndTurn,
@@ -31,8 +31,8 @@ from referee.variants.base import (
     TakeDiscards,
     seat_order,
 )
-from referee.variants.five_hundred import FiveHundredState, in_hand_value, melded_value
-from rummybot.policies import greedy_policy, random_policy
+from referee.rules.variants.five_hundred import FiveHundredState, in_hand_value, melded_value
+from referee.tools.testing import random_hand, zone_cards
 
 RUM = find("500-rum")
 PARTNERS = find("500-partnership")

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import Card, Rank, Suit, build_deck, parse_card, parse_cards
-from referee.errors import IllegalAction, InvalidOption
-from referee.match import Match, MatchConfig, play_seats
-from referee.melds import MeldKind
-from referee.testing import cards_named, random_hand
-from referee.variants import find
-from referee.variants.base import Discard as Pass
-from referee.variants.base import DrawStock, Group, LayOff, Meld, Phase, PileView, Table, TakeDiscards, seat_order
-from referee.variants.iceberg import (
+from referee.rules.cards import Card, Rank, Suit, build_deck, parse_card, parse_cards
+from referee.rules.errors import IllegalAction, InvalidOption
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.melds import MeldKind
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import Discard as Pass
+from referee.rules.variants.base import DrawStock, Group, LayOff, Meld, Phase, PileView, Table, TakeDiscards, seat_order
+from referee.rules.variants.iceberg import (
     EVENS_COLOUR,
     EVENS_SUIT,
     ODDS_COLOUR,
@@ -31,7 +31,7 @@ from referee.variants.iceberg import (
     meld_points,
     special_label,
 )
-from rummybot.policies import greedy_policy, random_policy
+from referee.tools.testing import cards_named, random_hand
 
 V: Iceberg = find("iceberg")  # type: ignore[assignment]
 GREEDY = greedy_policy("iceberg")
@@ -434,7 +434,7 @@ def test_ICE_8_the_game_goes_on_to_the_target(value, target):
     """ICE-8: the game ends when a player reaches 5000, or the ``target`` option."""
     rules = V.configure({} if value is None else {"target": value}, 2)
     assert rules.target == target
-    from referee.variants.base import GameState
+    from referee.rules.variants.base import GameState
 
     game = GameState(2, (0, 1), [target - 1, 10], eliminated=[False, False])
     assert V.game_outcome(rules, game, 100) is None

@@ -13,12 +13,23 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, build_deck, parse_card, parse_cards, shuffled
-from referee.errors import IllegalAction, InvalidAction, InvalidOption
-from referee.match import Match, MatchConfig, play_seats
-from referee.testing import cards_named, random_hand, zone_cards
-from referee.variants import find
-from referee.variants.base import (
+from referee.rules.cards import (
+    JOKER,
+    NATURAL_RANKS,
+    SUITS,
+    Card,
+    Rank,
+    Suit,
+    build_deck,
+    parse_card,
+    parse_cards,
+    shuffled,
+)
+from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import (
     Declare,
     Discard,
     DrawStock,
@@ -33,7 +44,7 @@ from referee.variants.base import (
     TakeDiscards,
     seat_order,
 )
-from referee.variants.indian import (
+from referee.rules.variants.indian import (
     _SHARE_UNIT,
     FULL_COUNT,
     IndianRummy,
@@ -45,7 +56,7 @@ from referee.variants.indian import (
     least_count_after_discard,
     wild_ranks_for,
 )
-from rummybot.policies import greedy_policy, random_policy
+from referee.tools.testing import cards_named, random_hand, zone_cards
 
 V = find("indian")
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

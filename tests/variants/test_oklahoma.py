@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, Card, Rank, Suit, parse_card, parse_cards
-from referee.errors import IllegalAction, InvalidOption
-from referee.match import Match, MatchConfig, play_seats
-from referee.melds import ACE_HIGH, MeldKind
-from referee.testing import random_hand, zone_cards
-from referee.variants import find
-from referee.variants.base import (
+from referee.rules.cards import JOKER, Card, Rank, Suit, parse_card, parse_cards
+from referee.rules.errors import IllegalAction, InvalidOption
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.melds import ACE_HIGH, MeldKind
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import (
     Action,
     Discard,
     DrawStock,
@@ -32,7 +32,7 @@ from referee.variants.base import (
     Table,
     TakeDiscards,
 )
-from referee.variants.oklahoma import (
+from referee.rules.variants.oklahoma import (
     ARLINGTON,
     FORTUNE,
     QUEEN_OF_SPADES,
@@ -43,7 +43,7 @@ from referee.variants.oklahoma import (
     meld_points,
     read_group,
 )
-from rummybot.policies import greedy_policy, random_policy
+from referee.tools.testing import random_hand, zone_cards
 
 C = parse_card
 FILL = parse_cards("3C 6C 9C QC 4D 7D TD KD 5H 8H JH AS 4S")  # no two of these meld together without wilds

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import JOKER, Card, Rank, parse_cards, shuffled
-from referee.errors import IllegalAction, InvalidOption
-from referee.match import Match, MatchConfig, play_seats
-from referee.melds import ACE_HIGH, MeldKind, read_meld
-from referee.testing import random_hand, zone_cards
-from referee.variants import find
-from referee.variants.base import (
+from referee.rules.cards import JOKER, Card, Rank, parse_cards, shuffled
+from referee.rules.errors import IllegalAction, InvalidOption
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.melds import ACE_HIGH, MeldKind, read_meld
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import (
     AcceptOffer,
     DeclineOffer,
     Discard,
@@ -33,7 +33,7 @@ from referee.variants.base import (
     Table,
     TakeDiscards,
 )
-from referee.variants.skarney import (
+from referee.rules.variants.skarney import (
     SHUTOUT_BONUS,
     SKARNEY_MELDS,
     SkarneyState,
@@ -42,7 +42,7 @@ from referee.variants.skarney import (
     in_hand_value,
     melded_value,
 )
-from rummybot.policies import greedy_policy, random_policy
+from referee.tools.testing import random_hand, zone_cards
 
 SKA = find("skarney")
 SKS = find("skarney-singles")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.variants import all_variants
+from referee.rules.variants import all_variants
 
 from .helpers import play_record
 
@@ -41,7 +41,7 @@ class ServedViewer:
         self._thread = threading.Thread(target=self._run, name="viewer", daemon=True)
 
     def _run(self) -> None:
-        from referee.viewer import start_viewer
+        from referee.tools.viewer import start_viewer
 
         asyncio.set_event_loop(self.loop)
         self.runner, port = self.loop.run_until_complete(start_viewer(self.records))

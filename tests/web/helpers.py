@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.testing import KnowledgeTracker
-from referee.timeline import Frame, Timeline, build_timeline
-from referee.variants import find
-from referee.variants.base import HandState
-from rummybot.policies import greedy_policy
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.policies import greedy_policy
+from referee.rules.variants import find
+from referee.rules.variants.base import HandState
+from referee.tools.testing import KnowledgeTracker
+from referee.tools.timeline import Frame, Timeline, build_timeline
 
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])(?:(?:10|[2-9TJQKA])[SHDC]|JK)(?![A-Za-z0-9])")
 

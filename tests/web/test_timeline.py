@@ -1,4 +1,4 @@
-"""The replay timeline (referee.timeline): each perspective is shown what the referee showed it, and nothing more."""
+"""The replay timeline (referee.tools.timeline): each perspective is shown what the referee showed it, and nothing more."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import random
 
 import pytest
 
-from referee.match import Match, MatchConfig, play_seats
-from referee.replay import ReplayMismatch
-from referee.timeline import (
+from referee.rules.match import Match, MatchConfig, play_seats
+from referee.rules.policies import greedy_policy
+from referee.rules.variants import all_variants
+from referee.service.replay import ReplayMismatch
+from referee.tools.timeline import (
     EVERYTHING,
     SPECTATOR,
     HiddenPerspective,
@@ -19,8 +21,6 @@ from referee.timeline import (
     parse_perspective,
     timeline_json,
 )
-from referee.variants import all_variants
-from rummybot.policies import greedy_policy
 
 from .helpers import card_codes, cut_before_result, play_record, timeline_with_knowledge
 

@@ -14,8 +14,8 @@ import urllib.request
 import grpc
 import pytest
 
-from referee.records import read_record
-from referee.timeline import SPECTATOR, build_timeline, frame_json
+from referee.service.records import read_record
+from referee.tools.timeline import SPECTATOR, build_timeline, frame_json
 
 from .conftest import ARTIFACTS, VARIANTS
 from .helpers import card_codes, timeline_with_knowledge
@@ -136,7 +136,7 @@ def test_a_screenshot_of_one_hand_is_saved_for_review(page, viewer, records_dir)
 @pytest.fixture()
 def served_referee(tmp_path):
     """``referee serve --port 0 --http 0`` as a user starts it; yields (grpc address, viewer url, records dir)."""
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", "0", "--http", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "serve", "--port", "0", "--http", "0",
                              "--records", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         address = json.loads(proc.stdout.readline())["address"]
@@ -149,10 +149,10 @@ def served_referee(tmp_path):
 
 def play_slowly(address, variant, seconds_per_move=0.05):
     """Create a match and play it with two greedy bots that think a little, on a background thread."""
+    from referee.rules.policies import greedy_policy
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
     from rummybot.bots.base import PolicyBot
-    from rummybot.policies import greedy_policy
     from rummybot.sdk import run_bot
 
     class Thinking(PolicyBot):

@@ -1,4 +1,4 @@
-"""The viewer's HTTP side (referee.viewer): what it serves, what it refuses, and `referee view RECORD`."""
+"""The viewer's HTTP side (referee.tools.viewer): what it serves, what it refuses, and `referee view RECORD`."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def test_a_record_that_does_not_replay_is_refused_with_the_reason(viewer, record
 
 
 def test_referee_view_serves_one_record_and_prints_its_address(records_dir):
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "view", str(records_dir / "iceberg-web.jsonl"),
+    proc = subprocess.Popen([sys.executable, "-m", "referee.tools.cli", "view", str(records_dir / "iceberg-web.jsonl"),
                              "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = json.loads(proc.stdout.readline())["url"]
@@ -121,6 +121,6 @@ def test_referee_view_serves_one_record_and_prints_its_address(records_dir):
 
 
 def test_referee_view_refuses_a_missing_record(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "view", str(tmp_path / "none.jsonl")],
+    done = subprocess.run([sys.executable, "-m", "referee.tools.cli", "view", str(tmp_path / "none.jsonl")],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "no record file" in done.stderr

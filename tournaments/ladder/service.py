@@ -1,7 +1,7 @@
 """``tournament ladder serve CONFIG``: one process, one event loop, holding the referee, the house bots, the
 matchmaker, the ratings and the web page.
 
-- **The referee** is the project's own (``referee.server.create_server``) on ``listen`` (TLS with ``tls_cert``),
+- **The referee** is the project's own (``referee.service.server.create_server``) on ``listen`` (TLS with ``tls_cert``),
   plus a private Unix socket for the house bots' sandboxes and for the service's own admin calls. Its
   ``bot_token_known`` hook is given the registry: a Join's bot token is a ladder key of a bot not revoked, or the
   referee's own answer (the house bots' tokens, minted with the admin token that exists only in this process).
@@ -367,9 +367,9 @@ class LadderService:
     async def run(self, ready: Callable[[LadderService], None] | None = None) -> None:
         import grpc
 
-        from referee.metrics import Metrics
-        from referee.server import create_server, server_credentials
-        from referee.viewer import start_viewer
+        from referee.service.metrics import Metrics
+        from referee.service.server import create_server, server_credentials
+        from referee.tools.viewer import start_viewer
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
         from tournaments.ladder.web import routes
         from tournaments.runner import _admin_interceptors
@@ -451,7 +451,7 @@ def read_addresses(cfg: LadderConfig) -> dict[str, str]:
 
 def serve(cfg: LadderConfig, err: Console) -> int:
     """Run the ladder until SIGINT or SIGTERM. The referee's and the service's logs: DATA/ladder.log (JSON lines)."""
-    from referee.logs import configure_logging
+    from referee.service.logs import configure_logging
 
     cfg.data.mkdir(parents=True, exist_ok=True)
     with (cfg.data / "ladder.log").open("a", encoding="utf-8", buffering=1) as logf:
@@ -470,7 +470,7 @@ def serve(cfg: LadderConfig, err: Console) -> int:
 
             await service.run(ready)
 
-        from referee import loops
+        from rummy.wire import loops
 
         loops.run(main())
     err.print("ladder stopped: finished games are stored; games in flight were dropped", highlight=False)

@@ -1,4 +1,4 @@
-// A greedy Indian rummy policy (13 cards), ported from clients/python/rummybot/policies/indian.py: keep melds
+// A greedy Indian rummy policy (13 cards), ported from referee/rules/policies/indian.py: keep melds
 // and near-melds, take the open card when it builds one, discard the highest-points dead card, declare as soon
 // as the referee lists a declaration. It reads only the seat's view: hand, wild_ranks and the open card.
 #pragma once

@@ -6,8 +6,8 @@ re-exported so a bot needs one import::
     from rummybot import Bot, Discard, main, parse_cards
 """
 
-from referee.cards import Card, Rank, Suit, format_cards, parse_card, parse_cards
-from referee.variants.base import (
+from referee.rules.cards import Card, Rank, Suit, format_cards, parse_card, parse_cards
+from referee.rules.variants.base import (
     AcceptOffer,
     Action,
     Declare,

@@ -30,11 +30,11 @@ from typing import Any
 
 import grpc
 
-from referee import loops
-from referee import protocodec as codec
-from referee.variants.base import Action, SeatView
+from referee.rules.variants.base import Action, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire import loops
+from rummy.wire import protocodec as codec
 
 __all__ = ["Bot", "Request", "RefereeUnreachable", "run_bot", "main", "parse_args", "tls_credentials"]
 

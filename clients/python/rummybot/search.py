@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import grpc
 
-from referee import protocodec as codec
-from referee.cards import Card
-from referee.variants.base import Action, Phase, SeatView
+from referee.rules.cards import Card
+from referee.rules.variants.base import Action, Phase, SeatView
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.search.v1 import search_pb2 as spb
 from rummy.search.v1 import search_pb2_grpc as spb_grpc
+from rummy.wire import protocodec as codec
 
 __all__ = ["SearchClient", "Sample", "Samples", "Position", "Rejection", "Simulated", "ROLLOUTS"]
 

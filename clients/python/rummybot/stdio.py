@@ -39,9 +39,9 @@ from typing import Any, NoReturn
 import grpc
 from google.protobuf import json_format
 
-from referee import loops
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
+from rummy.wire import loops
 from rummybot.sdk import messages
 from rummybot.stdio_schema import LINE_KINDS
 

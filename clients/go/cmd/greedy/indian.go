@@ -4,7 +4,7 @@ import (
 	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
 )
 
-// A port of the Python greedy Indian rummy policy (clients/python/rummybot/policies/indian.py): keep melds and
+// A port of the Python greedy Indian rummy policy (referee/rules/policies/indian.py): keep melds and
 // near-melds, take the open card when it builds one, discard the card least worth keeping, declare as soon as
 // the referee lists a valid declaration. Sequences weigh more than sets, since a declaration needs two.
 

@@ -1,5 +1,5 @@
 /**
- * A greedy Indian rummy policy (13 cards), ported from clients/python/rummybot/policies/indian.py: keep melds
+ * A greedy Indian rummy policy (13 cards), ported from referee/rules/policies/indian.py: keep melds
  * and near-melds, take the open card when it builds one, discard the highest-points dead card, declare as soon
  * as the referee lists a valid declaration. It reads only the SeatView: `hand`, `wild_ranks` (the wild joker's
  * rank and printed jokers) and the open deck's top (`discard_pile`). Sequences weigh more than sets, since a

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from referee.variants.base import Action, SeatView
+from referee.rules.variants.base import Action, SeatView
 from rummybot.sdk import Bot, Request
 
 __all__ = ["PolicyBot"]

@@ -40,8 +40,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from referee.cards import Card, Rank, Suit
-from referee.variants.base import Action, Discard, SeatView
+from referee.rules.cards import Card, Rank, Suit
+from referee.rules.variants.base import Action, Discard, SeatView
 from rummybot.sdk import Bot, Request, parse_args, run_bot
 
 __all__ = ["MODES", "Misbehaving", "main"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from referee.variants.base import Action, SeatView
+from referee.rules.policies import greedy_policy, random_policy
+from referee.rules.variants.base import Action, SeatView
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import greedy_policy, random_policy
 from rummybot.sdk import main
 
 MISTAKE_RATE = 1 / 3

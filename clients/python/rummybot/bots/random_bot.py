@@ -1,7 +1,7 @@
 """Plays a uniformly random legal action: ``python -m rummybot.bots.random_bot --referee H:P --bot-token T``."""
 
+from referee.rules.policies import random_policy
 from rummybot.bots.base import PolicyBot
-from rummybot.policies import random_policy
 from rummybot.sdk import main
 
 if __name__ == "__main__":

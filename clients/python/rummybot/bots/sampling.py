@@ -20,10 +20,10 @@ import random
 import time
 from collections.abc import Sequence
 
-from referee.variants.base import Action, Declare, Discard, DrawStock, Drop, Meld, SeatView, TakeDiscards
-from rummybot.policies import five_hundred as fh
-from rummybot.policies import greedy_policy
-from rummybot.policies import indian as ind
+from referee.rules.policies import five_hundred as fh
+from referee.rules.policies import greedy_policy
+from referee.rules.policies import indian as ind
+from referee.rules.variants.base import Action, Declare, Discard, DrawStock, Drop, Meld, SeatView, TakeDiscards
 from rummybot.sdk import Bot, Request, main, parse_args
 from rummybot.search import SearchClient
 

@@ -1,4 +1,4 @@
-//! A greedy Indian rummy policy (13 cards), a port of the Python SDK's `rummybot.policies.indian`: keep melds
+//! A greedy Indian rummy policy (13 cards), a port of the Python SDK's `referee.rules.policies.indian`: keep melds
 //! and near-melds, take the open card when it builds one, discard the dead card least worth keeping, declare as
 //! soon as the referee lists a valid declaration. Sequences weigh more than sets, since a declaration needs two
 //! (one pure).

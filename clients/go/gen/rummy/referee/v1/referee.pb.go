@@ -37,7 +37,7 @@ const (
 
 // Every enum's zero is *_UNSPECIFIED: a field a client forgot to set reads as no value, and the referee refuses a
 // card, a wild rank or a stands-for whose rank or suit is unspecified (INVALID_ARGUMENT, reason BAD_CARD) rather
-// than read it as a card. The numbers of the other values are those of referee.cards, but for RANK_JOKER (14 on the
+// than read it as a card. The numbers of the other values are those of referee.rules.cards, but for RANK_JOKER (14 on the
 // wire, 0 there) and SUIT_NONE (5 on the wire, 0 there).
 type Rank int32
 

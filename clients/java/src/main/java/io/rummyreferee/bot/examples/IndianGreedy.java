@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A greedy Indian rummy (13 cards) policy, a port of the Python SDK's {@code rummybot.policies.indian}: keep
+ * A greedy Indian rummy (13 cards) policy, a port of the Python SDK's {@code referee.rules.policies.indian}: keep
  * melds and near-melds, take the open card when it builds one, discard the dead card least worth keeping,
  * declare as soon as the referee lists a valid declaration, never drop.
  *

@@ -1,0 +1,1 @@
+"""The gRPC referee service: sessions, clocks, limits, records and their resumption."""

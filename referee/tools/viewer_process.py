@@ -1,0 +1,111 @@
+"""The browser viewer of ``referee serve --http`` in a process of its own, at a lower CPU priority.
+
+The viewer reads only the records folder (live pages follow a record as it is written), so it needs nothing of
+the referee's memory. Run beside the matches on one event loop, every web request (a page, a listing, a thousand
+event streams) took a share of the loop and of the interpreter's lock that the matches needed; in its own
+process, niced, a crowd of web clients competes with the matches only for the CPU, and the kernel gives the
+matches the larger share. The process ends with its parent: it watches a pipe that only the parent holds open.
+
+    python -m referee.tools.viewer_process --records DIR --host H --port P --limits JSON   # what ``serve`` starts
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from referee.service.limits import ServerLimits
+
+__all__ = ["ViewerProcess", "VIEWER_NICE", "START_TIMEOUT_S"]
+
+VIEWER_NICE = 5  # web clients yield to the matches (the search pool runs at 10: it may hold a core for seconds)
+START_TIMEOUT_S = 30.0
+
+
+class ViewerStartFailed(RuntimeError):
+    """The viewer process did not report its port (a port in use, a records folder it cannot read)."""
+
+
+class ViewerProcess:
+    """A running viewer process: its ``port`` and ``pid``; ``close()`` stops it (so does the parent's death)."""
+
+    def __init__(self, records: str | Path | None, host: str, port: int, limits: ServerLimits,
+                 nice: int = VIEWER_NICE, log_level: str = "info", log_format: str = "json") -> None:
+        argv = [sys.executable, "-m", "referee.tools.viewer_process", "--host", host, "--port", str(port),
+                "--limits", json.dumps(asdict(limits)), "--nice", str(nice), "--log-level", log_level,
+                "--log-format", log_format]
+        if records:
+            argv += ["--records", str(records)]
+        # stdin: a pipe only this process writes to; its end of file tells the viewer that its parent is gone
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     start_new_session=True)  # a Ctrl-C at the terminal reaches the parent only
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        try:
+            self.port = int(json.loads(line)["port"])
+        except (ValueError, KeyError, TypeError) as exc:
+            self.close()
+            raise ViewerStartFailed(f"the viewer did not start (exit {self.proc.returncode}); see its error above") from exc
+        self.pid = self.proc.pid
+
+    def close(self, timeout: float = 5.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()
+
+
+async def _serve(records: str | None, host: str, port: int, limits: ServerLimits) -> None:
+    from referee.tools.viewer import start_viewer
+
+    runner, bound = await start_viewer(records, None, host, port, limits)
+    print(json.dumps({"port": bound}), flush=True)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    parent_gone = loop.run_in_executor(None, sys.stdin.read)  # returns at end of file: the parent has exited
+    await asyncio.wait([asyncio.ensure_future(stop.wait()), parent_gone], return_when=asyncio.FIRST_COMPLETED)
+    await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--records")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--limits", default="{}", help="the referee's ServerLimits as JSON")
+    p.add_argument("--nice", type=int, default=VIEWER_NICE)
+    p.add_argument("--log-level", default="info")
+    p.add_argument("--log-format", choices=("json", "console"), default="json")
+    args = p.parse_args(argv)
+    if args.nice:
+        os.nice(args.nice)
+    from referee.service.logs import configure_logging
+    from rummy.wire import loops
+
+    configure_logging(args.log_level, json=args.log_format == "json")
+    limits = ServerLimits(**json.loads(args.limits))
+    try:
+        loops.run(_serve(args.records, args.host, args.port, limits))
+    except OSError as exc:  # the port is taken, or cannot be bound
+        print(f"referee viewer: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
