@@ -7,10 +7,15 @@ VARIANT ?= indian
 
 .PHONY: demo test test-slow native sandbox postgres buf-tool buf clients test-clients protos lint bench clean
 
-$(STAMP): pyproject.toml
+# The four distributions, editable (one pip run, so each finds the others here): the rules core, the generated
+# modules, the Python SDK, and the referee with the tournaments.
+DISTS := -e ./referee/rules -e ./protos/python -e ./clients/python
+PYPROJECTS := pyproject.toml referee/rules/pyproject.toml protos/python/pyproject.toml clients/python/pyproject.toml
+
+$(STAMP): $(PYPROJECTS)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,native]'
+	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native]'
 	touch $(STAMP)
 
 # The rules core compiled by mypyc (referee/rules/native.py, which lists its sources), rebuilt when its build is absent
@@ -69,13 +74,13 @@ protos: $(STAMP)
 	$(PY) -m referee.tools.protogen
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench
-	$(VENV)/bin/mypy referee tournaments
+	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot protos/python/rummy/wire tests bench
+	$(VENV)/bin/mypy referee tournaments protos/python/rummy/wire
 
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.
 bench: $(STAMP) native
-	$(PY) -m pip install --quiet -e '.[dev,native,bench]'
+	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native,bench]'
 	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:

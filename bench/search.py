@@ -31,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(1, str(ROOT / "clients" / "python"))
+sys.path[1:1] = [str(ROOT / "clients" / "python"), str(ROOT / "protos" / "python")]
 
 import grpc  # noqa: E402
 
@@ -152,7 +152,7 @@ class _Pacer:
 
 def _serve(records: str) -> tuple[subprocess.Popen[str], str]:
     """``referee serve`` on a free port in a child process (its own interpreter, as in production)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "clients" / "python")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "clients" / "python"), str(ROOT / "protos" / "python")])}
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from referee.tools.cli import main; sys.exit(main())", "serve",
                              "--port", "0", "--records", records], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env)

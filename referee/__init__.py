@@ -1,9 +1,7 @@
-"""Rummy Referee: a pure rules core (``cards``, ``melds``, ``variants``, ``match``) and thin layers over it.
+"""Rummy Referee, in folders by layer: ``referee.rules`` (the pure rules core, its own distribution),
+``referee.service`` (the gRPC referee), ``referee.search`` (the search service), ``referee.tools`` (CLI, replay
+viewer, bot checker). The generated messages and their mapping to the rules core are ``rummy`` (rummy-protos).
 
-``referee.rules.native`` puts the same rules core compiled by mypyc ahead of the sources when a fresh build exists.
+This file belongs to the server's distribution (rummy-referee): with only rummy-rules installed, as a bot author's
+environment has it, ``referee`` is a namespace package holding ``referee.rules`` alone.
 """
-
-from referee.rules import native as _native
-
-_native.extend(__path__, "referee")
-_native.load()

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = (ROOT / "referee", ROOT / "clients" / "python" / "rummybot" / "stdio.py")
+SOURCES = (ROOT / "referee", ROOT / "protos" / "python" / "rummy" / "wire",
+           ROOT / "clients" / "python" / "rummybot" / "stdio.py")
 
 CODE = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 

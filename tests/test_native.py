@@ -15,6 +15,7 @@ from referee.rules import native
 from referee.rules.cards import parse_card
 from referee.rules.melds import MeldRules
 from referee.rules.variants.base import Discard, Group, Meld
+from referee.tools import native as builder
 
 ROOT = native.ROOT
 
@@ -57,12 +58,12 @@ def test_compiled_and_plain_modules_say_the_same_to_the_byte() -> None:
 
 def test_an_edited_source_makes_the_build_stale_and_unused(monkeypatch: pytest.MonkeyPatch) -> None:
     _require_fresh()
-    real = native._digests()
-    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.rules.melds": "edited"})
+    real = native.digests()
+    monkeypatch.setattr(native, "digests", lambda: real | {"referee.rules.melds": "edited"})
     assert native.status() == "stale: referee.rules.melds changed since the build"
     path: list[str] = ["src"]
     monkeypatch.setattr(native, "_FRESH", None)
-    native.extend(path, "referee")
+    native.extend(path, "referee.rules")
     assert path == ["src"], "a stale build must not be put ahead of the sources"
 
 
@@ -90,19 +91,19 @@ def test_a_failed_build_is_not_retried_by_make_until_a_source_changes(monkeypatc
     monkeypatch.delenv(native.PURE_ENV, raising=False)
     monkeypatch.setattr(native, "NATIVE_DIR", tmp_path)
     monkeypatch.setattr(native, "MANIFEST", tmp_path / "manifest.json")
-    monkeypatch.setattr(native, "FAILED", tmp_path / "failed.json")
+    monkeypatch.setattr(builder, "FAILED", tmp_path / "failed.json")
     tries: list[int] = []
 
     def no_compiler(verbose: bool = False) -> None:
         tries.append(1)
         raise OSError("gcc: not found")
 
-    monkeypatch.setattr(native, "build", no_compiler)
-    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
-    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
+    monkeypatch.setattr(builder, "build", no_compiler)
+    assert builder.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
+    assert builder.main("build", optional=True, if_stale=True) == 0 and len(tries) == 1
     assert "failed before for these sources: OSError: gcc: not found" in capsys.readouterr().err
-    assert native.main("build", optional=False, if_stale=True) == 1 and len(tries) == 1
-    real = native._digests()
-    monkeypatch.setattr(native, "_digests", lambda: real | {"referee.rules.melds": "edited"})
-    assert native.main("build", optional=True, if_stale=True) == 0 and len(tries) == 2
-    assert native.main("build", optional=True) == 0 and len(tries) == 3
+    assert builder.main("build", optional=False, if_stale=True) == 1 and len(tries) == 1
+    real = native.digests()
+    monkeypatch.setattr(native, "digests", lambda: real | {"referee.rules.melds": "edited"})
+    assert builder.main("build", optional=True, if_stale=True) == 0 and len(tries) == 2
+    assert builder.main("build", optional=True) == 0 and len(tries) == 3

@@ -82,7 +82,7 @@ def _note_keys() -> dict[str, set[str]]:
     """Per variant module, the keys its ``observe``/``_notes`` put in a view's notes: (key, value) pairs whose key
     is a string or an f-string (``f"out:{s}"`` reads ``out:N``)."""
     out: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "referee" / "variants").glob("*.py")):
+    for path in sorted((ROOT / "referee" / "rules" / "variants").glob("*.py")):
         keys: set[str] = set()
         for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(fn, ast.FunctionDef) or fn.name not in ("observe", "_notes"):

@@ -582,6 +582,6 @@ def test_a_running_matchs_hands_and_deck_are_served_to_nobody(tmp_path, serve, v
 
 def test_no_url_the_pages_use_carries_a_token():
     """The viewer has no seat tokens: its pages ask only for record ids, perspectives and pages."""
-    web = Path(__file__).resolve().parents[1] / "referee" / "web"
+    web = Path(__file__).resolve().parents[1] / "referee" / "tools" / "web"
     for js in web.glob("*.js"):
         assert "token" not in js.read_text().lower(), js.name

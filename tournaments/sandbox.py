@@ -72,7 +72,9 @@ INSTALL_HINT = "install bubblewrap: `bash scripts/apt-install.sh bubblewrap`"
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 # what /etc holds that no bot needs and some host would rather keep (password hashes, host keys)
 _ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/sudoers", "/etc/sudoers.d")
-_PACKAGES = ("rummybot", "rummy", "referee")  # what the Python SDK imports (the runner's copy)
+# what the Python SDK imports (the runner's copy): ``referee.rules`` apart, as ``referee`` may be a namespace package
+# (installed editable, or only rummy-rules) whose folders are the distributions' own
+_PACKAGES = ("rummybot", "rummy", "referee", "referee.rules")
 
 
 @dataclass(frozen=True)

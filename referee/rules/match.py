@@ -15,7 +15,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-import referee
+import referee.rules
 from referee.rules.cards import Card, parse_cards, shuffled
 from referee.rules.codec import action_to_json, event_to_json
 from referee.rules.errors import IllegalAction, InvalidOption
@@ -306,13 +306,13 @@ _CORE_SOURCES = ("cards.py", "melds.py", "variants/base.py", "match.py")
 @cache
 def _source_digest(module: str) -> bytes:
     """A digest of the rules source a variant runs on: its own module and the shared rules core."""
-    root = Path(referee.__file__).resolve().parent  # the sources, also when the compiled modules run
+    root = Path(referee.rules.__file__).resolve().parent  # the sources, also when the compiled modules run
     h = hashlib.sha256()
     for path in (root / name for name in _CORE_SOURCES):
         h.update(path.name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n"))
     variant_file = Path(getattr(sys.modules.get(module), "__file__", None) or "")
-    if module.startswith("referee."):
-        variant_file = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    if module.startswith("referee.rules."):
+        variant_file = root.joinpath(*module.split(".")[2:]).with_suffix(".py")
     if variant_file.suffix == ".py" and variant_file.is_file():
         h.update(b"variant\0" + variant_file.read_bytes().replace(b"\r\n", b"\n"))
     return h.digest()

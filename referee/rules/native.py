@@ -1,5 +1,8 @@
 """The rules core compiled: the same typed modules built by mypyc into ``build/native/``, used only while fresh.
 
+This is the loader, the part every import of the rules core runs (stdlib only); the builder, which needs mypyc and
+a C compiler, is ``referee.tools.native``.
+
 Why: the rules core is pure, typed Python and should stay so (it is the readable statement of the rules), but a
 bot developer's tens of thousands of games pay for every attribute look-up. mypyc compiles those very sources to
 C extension modules (3x to 4x faster here, see the README's Benchmarks) with no second implementation to keep in
@@ -24,10 +27,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (or, installed from a wheel, a folder with no build)
 NATIVE_DIR = ROOT / "build" / "native"
 MANIFEST = NATIVE_DIR / "manifest.json"
-FAILED = NATIVE_DIR / "failed.json"  # a build that failed, for these sources and ABI: ``--if-stale`` does not retry it
 PURE_ENV = "RUMMY_PURE_PYTHON"
 GROUP = "referee_native"  # the shared library mypyc builds beside the modules: ``referee_native__mypyc``
 
@@ -48,15 +50,22 @@ MODULES = (
 )
 
 
-def _source(module: str) -> Path:
+def source_of(module: str) -> Path:
     return ROOT.joinpath(*module.split(".")).with_suffix(".py")
 
 
-def _digests() -> dict[str, str]:
-    return {m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in MODULES}
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # a module of a distribution not installed here (rummy-rules alone): never fresh
+        return "missing"
 
 
-def _abi() -> str:
+def digests() -> dict[str, str]:
+    return {m: _digest(source_of(m)) for m in MODULES}
+
+
+def abi() -> str:
     return str(sysconfig.get_config_var("EXT_SUFFIX"))
 
 
@@ -68,10 +77,10 @@ def status() -> str:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
         return "absent"
-    if manifest.get("abi") != _abi():
-        return f"stale: built for {manifest.get('abi')}, this Python loads {_abi()}"
+    if manifest.get("abi") != abi():
+        return f"stale: built for {manifest.get('abi')}, this Python loads {abi()}"
     built = manifest.get("sources", {})
-    changed = [m for m, d in _digests().items() if built.get(m) != d]
+    changed = [m for m, d in digests().items() if built.get(m) != d]
     return f"stale: {', '.join(changed)} changed since the build" if changed else "fresh"
 
 
@@ -91,16 +100,18 @@ def extend(path: list[str], package: str) -> None:
             path.insert(0, str(folder))
 
 
-def load() -> None:
-    """Import the compiled modules and make their frozen dataclasses copyable (``referee`` does this when fresh)."""
+def load(package: str) -> None:
+    """Import the compiled modules of ``package`` and make their frozen dataclasses copyable (its ``__init__`` does
+    this when fresh; a package loads only its own, so the rules core never imports the service)."""
     if _FRESH:
         for name in MODULES:
-            make_frozen_copyable(importlib.import_module(name))
+            if name.startswith(package + "."):
+                make_frozen_copyable(importlib.import_module(name))
 
 
 def compiled(module: ModuleType) -> bool:
     """Whether ``module`` was loaded from a compiled extension."""
-    return str(getattr(module, "__file__", "")).endswith(_abi())
+    return str(getattr(module, "__file__", "")).endswith(abi())
 
 
 def make_frozen_copyable(module: ModuleType) -> None:
@@ -118,69 +129,3 @@ def make_frozen_copyable(module: ModuleType) -> None:
 def _reduce_frozen(obj: Any) -> tuple[Any, tuple[Any, ...]]:
     """The constructor's arguments: a field it does not take is derived in ``__post_init__`` (``Card``'s code)."""
     return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init)
-
-
-def _failed_before(attempt: dict[str, Any]) -> str | None:
-    """Why the last build failed, if it was of these very sources for this ABI (a machine with no C compiler then
-    pays for the failed try once, not at every ``make``)."""
-    try:
-        failed = json.loads(FAILED.read_text())
-    except (OSError, ValueError):
-        return None
-    same = failed.get("abi") == attempt["abi"] and failed.get("sources") == attempt["sources"]
-    return str(failed.get("reason", "unknown")) if same else None
-
-
-def build(verbose: bool = False) -> Path:
-    """Compile ``MODULES`` with mypyc into ``NATIVE_DIR`` and write the manifest last (a cut build stays absent)."""
-    import shutil  # build-time only: every ``import referee`` loads this module
-    import tempfile
-
-    from mypyc.build import mypycify  # the ``native`` extra: mypy with mypyc
-    from setuptools import Distribution
-
-    digests = _digests()
-    shutil.rmtree(NATIVE_DIR, ignore_errors=True)
-    with tempfile.TemporaryDirectory(prefix="referee-native-") as tmp:
-        cwd = os.getcwd()
-        os.chdir(ROOT)  # mypyc names modules by their paths from here
-        try:
-            ext = mypycify([str(_source(m).relative_to(ROOT)) for m in MODULES], opt_level="3", multi_file=True,
-                           group_name=GROUP, target_dir=os.path.join(tmp, "c"), verbose=verbose)
-            dist = Distribution({"name": "referee-native", "ext_modules": ext})
-            cmd: Any = dist.get_command_obj("build_ext")
-            cmd.build_lib = str(NATIVE_DIR)
-            cmd.build_temp = os.path.join(tmp, "o")
-            cmd.parallel = os.cpu_count() or 1
-            dist.run_command("build_ext")
-        finally:
-            os.chdir(cwd)
-    MANIFEST.write_text(json.dumps({"abi": _abi(), "sources": digests}, indent=1) + "\n")
-    return NATIVE_DIR
-
-
-def main(action: str, optional: bool = False, if_stale: bool = False, verbose: bool = False) -> int:
-    """``referee native build|status``: the exit code. ``if_stale`` builds only when the build is not fresh (what
-    ``make`` asks, so this module's list of sources is the only one); ``optional`` makes a failed build exit 0."""
-    if action == "status":
-        state = status()
-        used = [m for m in MODULES if compiled(importlib.import_module(m))]
-        print(f"{state}; compiled modules in use: {len(used)} of {len(MODULES)}")
-        return 0
-    if if_stale and status() in ("fresh", "disabled"):
-        return 0
-    attempt = {"abi": _abi(), "sources": _digests()}
-    if if_stale and (failed := _failed_before(attempt)) is not None:
-        print(f"referee.rules.native: not compiled (it failed before for these sources: {failed}); the plain Python rules "
-              "core runs; `referee native build` tries again", file=sys.stderr)
-        return 0 if optional else 1
-    try:
-        build(verbose=verbose)
-    except Exception as exc:  # noqa: BLE001 - the plain modules still work: say why and go on
-        reason = f"{type(exc).__name__}: {exc}"
-        print(f"referee.rules.native: not compiled ({reason}); the plain Python rules core runs", file=sys.stderr)
-        NATIVE_DIR.mkdir(parents=True, exist_ok=True)
-        FAILED.write_text(json.dumps({**attempt, "reason": reason}, indent=1) + "\n")
-        return 0 if optional else 1
-    print(f"referee.rules.native: compiled {len(MODULES)} modules into {NATIVE_DIR.relative_to(ROOT)}")
-    return 0

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from referee.rules.errors import IllegalAction, InvalidAction
+from referee.rules.policies import greedy_policy
 from referee.rules.variants import find
 from referee.rules.variants.base import Action, Event, HandState, Phase, SeatView, Variant
 from referee.search.errors import OutOfTime
@@ -109,10 +110,7 @@ def position(ss: SearchState, with_legal: bool = True) -> Position:
 
 @cache
 def _greedy(variant: str) -> Callable[[SeatView, Sequence[Action], random.Random], Action] | None:
-    try:  # the bots' package is optional for the referee: without it the greedy rollout plays randomly
-        from referee.rules.policies import greedy_policy
-    except ImportError:  # pragma: no cover
-        return None
+    """The bundled greedy policy of ``variant`` (the rules core's, as the SDK's greedy bot plays), else random."""
     try:
         return greedy_policy(variant)
     except KeyError:

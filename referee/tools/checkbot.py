@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -80,6 +81,9 @@ class _Tally:
     actions: Actions = field(default_factory=list)
 
 
+GREEDY = (sys.executable, "-m", "rummybot.bots.greedy")  # the rummybot distribution: a dependency of the referee's
+
+
 async def _spawn(command: Sequence[str], address: str, token: str, log: Path) -> asyncio.subprocess.Process:
     env = {**os.environ, "RUMMY_REFEREE": address, "RUMMY_BOT_TOKEN": token, "RUMMY_BOT_SEED": "1"}
     out = log.open("ab")
@@ -101,15 +105,12 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
     match passes one match at a time and is caught so."""
     import grpc
 
-    from referee.rules.policies import greedy_policy
     from referee.rules.variants import find
     from referee.service.records import read_record
     from referee.service.server import create_server
     from referee.service.session import TimeControl
     from rummy.referee.v1 import referee_pb2 as pb
     from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-    from rummybot.bots.base import PolicyBot
-    from rummybot.sdk import run_bot
 
     folder = log_dir or Path(tempfile.mkdtemp(prefix="check-bot-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -121,8 +122,8 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
     tokens = [f"candidate-{i}-{secrets.token_hex(6)}" for i in range(2 if team else 1)]
     procs = [await _spawn(command, address, t, folder / f"bot-{i}.log") for i, t in enumerate(tokens)]
     opponents = [f"greedy-{i}-{secrets.token_hex(6)}" for i in range(3)]
-    helpers = [asyncio.create_task(run_bot(PolicyBot("greedy", greedy_policy, seed=i), address, bot_token=t))
-               for i, t in enumerate(opponents)]
+    # the opponents: the Python SDK's greedy bot, run as a bot author runs it (the referee imports nothing of the SDK)
+    helpers = [await _spawn(GREEDY, address, t, folder / f"greedy-{i}.log") for i, t in enumerate(opponents)]
     try:
         connected = await _wait_connected(service, tokens, procs, 15.0)
         dead = next((p.returncode for p in procs if p.returncode is not None), None)
@@ -131,6 +132,8 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                              "ok" if connected else "FAULT", "joined" if connected else f"{why}; see {folder}/bot-0.log"))
         if not connected:
             return rows, folder
+        if not await _wait_connected(service, opponents, helpers, 30.0):
+            raise RuntimeError(f"the greedy opponents ({' '.join(GREEDY)}) did not join; see {folder}/greedy-0.log")
         async with grpc.aio.insecure_channel(address) as channel:
             stub = pb_grpc.RefereeServiceStub(channel)
 
@@ -192,7 +195,7 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                                  + (f", {concurrency} at once" if concurrency > 1 else "")))
         return rows, folder
     finally:
-        for p in procs:
+        for p in [*procs, *helpers]:
             if p.returncode is None:
                 p.terminate()
                 try:
@@ -200,9 +203,6 @@ async def check_bot(command: Sequence[str], variants: Sequence[str], *, matches:
                 except TimeoutError:
                     p.kill()
                     await p.wait()
-        for h in helpers:
-            h.cancel()
-        await asyncio.gather(*helpers, return_exceptions=True)
         await server.stop(0.5)
 
 

@@ -427,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"referee create-match: {exc.code}: {exc.message}", file=sys.stderr)
             return 2
     if args.command == "native":
-        from referee.rules import native
+        from referee.tools import native
 
         return native.main(args.action, optional=args.optional, if_stale=args.if_stale, verbose=args.verbose)
     if args.command == "serve":

@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROTO_ROOT = ROOT / "protos"
-OUT = ROOT / "clients" / "python"
+OUT = ROOT / "protos" / "python"  # the rummy-protos distribution: the SDK and the referee both depend on it
 PROTOS = ("rummy/referee/v1/referee.proto", "rummy/search/v1/search.proto")
 
 

@@ -662,7 +662,7 @@ def create_viewer_app(records: Path | str | None, service: RefereeService | None
     listing = _Listing(shelf, jobs, tuning, stats)
     feeds: dict[Path, _Feed] = {}
     streams: Counter[str] = Counter()
-    web_dir = Path(str(files("referee").joinpath("web")))
+    web_dir = Path(str(files("referee.tools").joinpath("web")))
     web_files = {p.name for p in web_dir.iterdir() if p.suffix in _STATIC}  # read once: names are never paths
     stopping = asyncio.Event()
     log = get_logger(component="viewer")

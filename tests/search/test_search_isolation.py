@@ -435,7 +435,7 @@ def test_the_workers_run_the_same_rules_core_as_the_server(compiled: bool) -> No
     """An embedded referee (its loop on a thread) in a fresh process: with the compiled rules core fresh, the
     workers run it too; with RUMMY_PURE_PYTHON=1, the plain one. No main-module guard needed in the script."""
     env = {k: v for k, v in os.environ.items() if k != "RUMMY_PURE_PYTHON"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "clients" / "python")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "clients" / "python"), str(ROOT / "protos" / "python")])
     if not compiled:
         env["RUMMY_PURE_PYTHON"] = "1"
     else:

@@ -37,7 +37,8 @@ TAKE_MARGIN = 3  # a take must beat drawing blind by this many points
 @cache
 def _rules(variant: str, options: str, seats: int) -> FiveHundredRules:
     opts = dict(kv.split("=", 1) for kv in options.split(";") if kv)
-    return find(variant).configure(opts, seats)
+    rules: FiveHundredRules = find(variant).configure(opts, seats)  # the 500 family's variants configure these
+    return rules
 
 
 def rules_of(view: SeatView) -> FiveHundredRules:

@@ -1,1 +1,2 @@
-"""The wire for Python: the generated messages mapped to the rules core's values."""
+"""The wire for Python: the generated messages (``rummy.referee.v1``) mapped to the rules core's values
+(``protocodec``) and the event loop both ends of a stream run on (``loops``), shared by the SDK and the referee."""
