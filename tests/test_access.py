@@ -19,7 +19,7 @@ from referee.service.server import REASON_KEY, EmbeddedReferee
 from referee.service.session import TimeControl
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-from tournaments.runner import _admin_interceptors, admin_token_from_env
+from tournaments.matches import admin_interceptors, admin_token_from_env
 
 ADMIN = "s3cret-admin-token-for-tests"
 BEARER = (("authorization", f"Bearer {ADMIN}"),)
@@ -141,7 +141,7 @@ def test_the_tournament_runner_sends_the_admin_token_from_its_environment(refere
         monkeypatch.setenv(how, str(tmp_path / "token"))
 
     async def go():
-        async with grpc.aio.insecure_channel(referee.address, interceptors=_admin_interceptors(admin_token_from_env())) as ch:
+        async with grpc.aio.insecure_channel(referee.address, interceptors=admin_interceptors(admin_token_from_env())) as ch:
             s = pb_grpc.RefereeServiceStub(ch)
             created = await s.CreateMatch(pb.CreateMatchRequest(variant="indian", seats=[pb.SeatSpec(), pb.SeatSpec()]))
             return (await s.AbortMatch(pb.AbortMatchRequest(match_id=created.match_id, reason="runner test"))).result

@@ -28,7 +28,16 @@ from typing import Any
 from distributed import Client, WorkerPlugin, get_worker
 
 from tournaments.config import TournamentConfig
-from tournaments.runner import Backend, MatchError, MatchFn, MatchOutcome, MatchRequest, Plan, grpc_backend, make_logger
+from tournaments.matches import (
+    Backend,
+    MatchError,
+    MatchFn,
+    MatchOutcome,
+    MatchRequest,
+    Plan,
+    grpc_backend,
+    make_logger,
+)
 
 __all__ = ["PLUGIN", "RefereeOnWorker", "cluster_backend", "cluster_threads", "pin_process", "pin_workers"]
 

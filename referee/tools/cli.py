@@ -165,7 +165,7 @@ def _security(args: argparse.Namespace) -> tuple[str | None, Any]:
 
 def admin_token_from_env() -> str | None:
     """The admin token of a referee run with ``--admin-token-file``, read as the tournament runner reads it
-    (``tournaments.runner.admin_token_from_env``): RUMMY_ADMIN_TOKEN, else the file RUMMY_ADMIN_TOKEN_FILE names.
+    (``tournaments.matches.admin_token_from_env``): RUMMY_ADMIN_TOKEN, else the file RUMMY_ADMIN_TOKEN_FILE names.
     Never a flag: a command line is readable by every process on the host."""
     token = os.environ.get("RUMMY_ADMIN_TOKEN", "").strip()
     if not token and os.environ.get("RUMMY_ADMIN_TOKEN_FILE"):

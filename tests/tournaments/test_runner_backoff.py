@@ -27,7 +27,7 @@ from referee.service.records import read_record  # noqa: E402
 from referee.service.replay import verify_file  # noqa: E402
 from referee.service.resume import RESUMED  # noqa: E402
 from tests.serving import free_port, kill, serve  # noqa: E402
-from tournaments import runner  # noqa: E402
+from tournaments import matches  # noqa: E402
 from tournaments.config import load_config, parse_config  # noqa: E402
 from tournaments.runner import Backoff, MatchError, MatchOutcome, MatchRequest, run_tournament, static_backend  # noqa: E402
 from tournaments.store import DB_NAME, Store  # noqa: E402
@@ -43,7 +43,7 @@ def _stored(out: Path) -> set[str]:
 
 def test_the_backoff_doubles_with_jitter_up_to_its_cap_and_gives_up_after_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [100.0]
-    monkeypatch.setattr(runner, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(matches, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     b = Backoff(give_up_s=30, base_s=0.25, cap_s=4)
     delays = []
     while (d := b.next_delay()) is not None:
@@ -303,9 +303,9 @@ def test_a_frozen_referee_stops_the_run_after_the_bound_not_after_the_match_time
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A referee that takes connections but never answers (SIGSTOP): the result wait is asked again, a quick call
     finds no answer, the backoff gives up after its bound; no slot waits out ``match_timeout_s`` (an hour)."""
-    monkeypatch.setattr(runner, "RESULT_POLL_S", 1.0)
-    monkeypatch.setattr(runner, "LIVENESS_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(runner, "CREATE_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(matches, "RESULT_POLL_S", 1.0)
+    monkeypatch.setattr(matches, "LIVENESS_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(matches, "CREATE_TIMEOUT_S", 2.0)
     monkeypatch.setenv("RUMMY_REFEREE_RETRY_S", "3")
     (tmp_path / "t.toml").write_text(CONFIG.replace("games_per_pairing = 8", "games_per_pairing = 40"))
     config = load_config(tmp_path / "t.toml")

@@ -230,15 +230,15 @@ class LadderService:
     async def _deal(self, table: Table) -> None:
         from contextlib import ExitStack
 
-        from tournaments.runner import (
+        from tournaments.matches import (
             CREATE_TIMEOUT_S,
             MatchError,
             MatchRequest,
-            _abort_quietly,
-            _await_result,
-            _create_request,
-            _outcome,
-            _rpc,
+            abort_quietly,
+            await_result,
+            create_request,
+            outcome_of,
+            rpc,
         )
         from tournaments.schedule import Game
 
@@ -268,17 +268,17 @@ class LadderService:
                             tokens.append(proc.token)
                         else:
                             tokens.append(self.registry.key_of(b) or "")
-                    created = await _rpc("CreateMatch", self.stub.CreateMatch(_create_request(req, tokens),
+                    created = await rpc("CreateMatch", self.stub.CreateMatch(create_request(req, tokens),
                                                                               timeout=CREATE_TIMEOUT_S))
                     self.live[created.match_id] = seating
                     try:
-                        result = await asyncio.wait_for(_await_result(self.stub, created.match_id), g.match_timeout_s)
+                        result = await asyncio.wait_for(await_result(self.stub, created.match_id), g.match_timeout_s)
                     except asyncio.CancelledError:
-                        await _abort_quietly(self.stub, created.match_id)
+                        await abort_quietly(self.stub, created.match_id)
                         raise
                     finally:
                         self.live.pop(created.match_id, None)
-                out = _outcome(result)
+                out = outcome_of(result)
                 stored = self.store.record_game(game.key, key, r, seating, out.ranking, out.totals, out.reason,
                                                 out.forfeited, out.match_id, out.record_path,
                                                 time.monotonic() - started, out.faults)
@@ -372,7 +372,7 @@ class LadderService:
         from referee.tools.viewer import start_viewer
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
         from tournaments.ladder.web import routes
-        from tournaments.runner import _admin_interceptors
+        from tournaments.matches import admin_interceptors
         from tournaments.sandbox import private_socket_dir
 
         cfg = self.cfg
@@ -387,7 +387,7 @@ class LadderService:
             known = self.referee.bot_token_known
             setattr(self.referee, "bot_token_known",  # noqa: B010
                     lambda token: self.registry.check(token) or known(token) or self._key_added_since(token))
-            channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=_admin_interceptors(self._admin))
+            channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=admin_interceptors(self._admin))
             self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
             runner = None
             try:
