@@ -30,6 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (or, installed from a wheel, a folder with no build)
 NATIVE_DIR = ROOT / "build" / "native"
 MANIFEST = NATIVE_DIR / "manifest.json"
+# the shared library (a top-level module) in a folder of its own on sys.path: NATIVE_DIR itself there would make
+# its ``referee/`` a portion of a namespace ``referee`` (an editable rummy-rules) and hide the sources' packages
+LIB_DIR = NATIVE_DIR / "lib"
 PURE_ENV = "RUMMY_PURE_PYTHON"
 GROUP = "referee_native"  # the shared library mypyc builds beside the modules: ``referee_native__mypyc``
 
@@ -92,8 +95,8 @@ def extend(path: list[str], package: str) -> None:
     global _FRESH
     if _FRESH is None:
         _FRESH = status() == "fresh"
-        if _FRESH and str(NATIVE_DIR) not in sys.path:
-            sys.path.append(str(NATIVE_DIR))  # the shared library, a top-level module
+        if _FRESH and str(LIB_DIR) not in sys.path:
+            sys.path.append(str(LIB_DIR))
     if _FRESH:
         folder = NATIVE_DIR.joinpath(*package.split("."))
         if folder.is_dir() and str(folder) not in path:

@@ -51,6 +51,9 @@ def build(verbose: bool = False) -> Path:
             cmd.build_temp = os.path.join(tmp, "o")
             cmd.parallel = os.cpu_count() or 1
             dist.run_command("build_ext")
+            loader.LIB_DIR.mkdir()
+            for lib in loader.NATIVE_DIR.glob(f"{loader.GROUP}__mypyc*"):  # see LIB_DIR
+                lib.rename(loader.LIB_DIR / lib.name)
         finally:
             os.chdir(cwd)
     loader.MANIFEST.write_text(json.dumps({"abi": loader.abi(), "sources": sources}, indent=1) + "\n")
