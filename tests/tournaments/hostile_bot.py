@@ -33,7 +33,9 @@ from rummybot.bots.base import PolicyBot
 from rummybot.sdk import Request, main
 from rummybot.search import SearchClient
 
-TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}-\d+-[A-Za-z0-9_-]{16}")  # the runner's bot tokens
+# the runner's bot tokens (NAME-INDEX-NONCE), whole: not the tail of a file name such as the compiled rules core's
+# ABI tag in build/native/manifest.json (".cpython-311-x86_64-linux-gnu.so")
+TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9][A-Za-z0-9_.-]{0,63}-\d+-[A-Za-z0-9_-]{16}")
 MAX_FILES = 5_000  # per root: a bounded walk, the test must stay fast
 WALK_S = 1.0  # and at most this long per round (a decision has 4 s)
 SKIP = {"/proc", "/sys", "/dev", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/boot", "/var/lib", "/var/cache"}
