@@ -228,7 +228,7 @@ async def _measure(target: str | Path, data: Path, n_bots: int, requests: int, g
 
 def run(n_bots: int = 1000, n_games: int = 1_000_000, database: str = "sqlite", requests: int = 3000,
         gap_s: float = 0.004) -> dict[str, Any]:
-    from tournaments.ladder.store import open_store
+    from tournaments.ladder.stores import open_store
 
     with tempfile.TemporaryDirectory(prefix="bench-ladder-") as tmp, contextlib.ExitStack() as stack:
         if database == "postgres":

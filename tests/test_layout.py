@@ -294,11 +294,11 @@ def _play(port: int, py: Path, tmp: Path, bots: list[subprocess.Popen[str]]) -> 
 
     async def play() -> dict[str, object]:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = pb_grpc.RefereeStub(channel)
+            stub = pb_grpc.RefereeServiceStub(channel)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
                 variant="indian", seats=[pb.SeatSpec(name=f"greedy-{i}", bot_token=t) for i, t in enumerate(tokens)],
                 seed="layout", max_hands=1, time_control=pb.TimeControl(per_move_ms=5000, connect_ms=60000)))
-            result = await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=150)
+            result = (await stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=150)).result
             return MessageToDict(result)
 
     return asyncio.run(play())

@@ -22,10 +22,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from referee.rules.policies import random_policy
 from referee.rules.variants import all_variants
 from referee.rules.variants.base import Action, Discard, SeatView
-from referee.service.metrics import CLIENT_CONNECTIONS, END_REASONS, OTHER, Metrics, MetricsServer
+from referee.service.metrics import CLIENT_CONNECTIONS, END_REASONS, OTHER, Metrics
 from referee.service.reasons import BY_CODE
 from referee.service.records import read_record
 from referee.service.server import EmbeddedReferee
+from referee.tools.metrics_server import MetricsServer
 from referee.tools.viewer import start_viewer
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc

@@ -525,7 +525,8 @@ def _run(
 def _serve_metrics(at: tuple[str, int], cleanup: contextlib.ExitStack, log: Any) -> Metrics:
     """The embedded referee's metrics, served at ``at`` until the run ends (``tournament run --metrics-port``).
     :raises ConfigError: the port cannot be bound."""
-    from referee.service.metrics import Metrics, MetricsServer
+    from referee.service.metrics import Metrics
+    from referee.tools.metrics_server import MetricsServer
 
     metrics = Metrics()
     server = MetricsServer(metrics, *at)

@@ -4,7 +4,7 @@
 one process keep apart. A referee counts into it from its event loop (``create_server(metrics=...)``); the HTTP
 side reads it from anywhere:
 
-- ``MetricsServer``: ``/metrics`` on a port of its own, served from its own thread and event loop, so a scrape
+- ``referee.tools.metrics_server.MetricsServer``: ``/metrics`` on a port of its own, served from its own thread and event loop, so a scrape
   (or a crowd of them) never runs on the loop that runs the matches; its connections are bounded as the viewer's
   are (``referee serve --metrics-port``);
 - ``metrics_handler`` / ``add_metrics_route``: the same page mounted on another aiohttp app (the viewer's, a
@@ -23,8 +23,6 @@ The metric names are listed in docs/METRICS.md.
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import threading
 import time
 from bisect import bisect_left
@@ -37,14 +35,12 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from referee.service.limits import DEFAULT_LIMITS
-from referee.service.logs import get_logger
 from referee.service.reasons import BY_CODE
 
 if TYPE_CHECKING:
     from referee.service.server import RefereeService
 
-__all__ = ["Metrics", "MetricsServer", "metrics_handler", "add_metrics_route", "create_metrics_app", "BUCKETS",
+__all__ = ["Metrics", "metrics_handler", "add_metrics_route", "create_metrics_app", "BUCKETS",
            "END_REASONS", "OTHER"]
 
 # A decision's round trip, in seconds: from the request leaving the referee to the answer it accepts. On one host
@@ -235,82 +231,3 @@ def create_metrics_app(metrics: Metrics) -> web.Application:
     app = web.Application(middlewares=[_refusals], client_max_size=1024)
     add_metrics_route(app, metrics)
     return app
-
-
-class MetricsServer:
-    """``/metrics`` on ``host:port`` from a thread and event loop of its own: a scrape, or a crowd of scrapers,
-    never waits on the matches nor makes them wait on it (beyond the GIL). Bounded as the viewer is: at most
-    ``MAX_CONNECTIONS`` connections (``CLIENT_CONNECTIONS`` per address; more are answered 503 after a second),
-    each closed when idle or slow to send its headers for ``idle_s``, or aborted when its peer stops reading."""
-
-    def __init__(self, metrics: Metrics, host: str = "127.0.0.1", port: int = 0,
-                 idle_s: float = DEFAULT_LIMITS.viewer_idle_s) -> None:
-        self.metrics, self.host, self.port, self.idle_s = metrics, host, port, idle_s
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
-
-    async def _boot(self) -> None:
-        from referee.tools.viewer import Tuning, ViewerStats, _Connections, _GuardedSite
-
-        limits = dataclasses.replace(DEFAULT_LIMITS, viewer_max_connections=MAX_CONNECTIONS,
-                                     viewer_client_connections=CLIENT_CONNECTIONS)
-        conns = _Connections(limits, Tuning(refusing=16, stall_s=10.0, sndbuf=64 * 1024), ViewerStats(),
-                             "the metrics server")
-        self._runner = web.AppRunner(create_metrics_app(self.metrics), shutdown_timeout=1.0, access_log=None,
-                                     keepalive_timeout=float(self.idle_s), lingering_time=1.0, max_line_size=8190,
-                                     max_field_size=8190)
-        await self._runner.setup()
-        await _GuardedSite(self._runner, self.host, self.port, conns).start()
-        self.port = int(self._runner.addresses[0][1])
-
-    def start(self) -> int:
-        """Serve; returns the port (``port`` 0 picks one). :raises OSError: it cannot be bound."""
-        ready = threading.Event()
-        failed: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(self._boot())
-            except BaseException as exc:  # handed to start(), which raises it
-                failed.append(exc)
-                if self._runner is not None:
-                    loop.run_until_complete(self._runner.cleanup())
-                loop.close()
-                ready.set()
-                return
-            self._loop = loop
-            ready.set()
-            loop.run_forever()
-            try:
-                if self._runner is not None:
-                    loop.run_until_complete(self._runner.cleanup())
-            finally:
-                loop.close()
-
-        self._thread = threading.Thread(target=run, name="metrics-http", daemon=True)
-        self._thread.start()
-        if not ready.wait(30):
-            raise RuntimeError("the metrics server did not start")
-        if failed:
-            raise failed[0]
-        get_logger(component="metrics").info("metrics_serving", host=self.host, port=self.port)
-        return self.port
-
-    def stop(self) -> None:
-        """Close every connection and end the thread (at most a few seconds)."""
-        loop, self._loop = self._loop, None
-        if loop is not None:
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> MetricsServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -874,7 +874,7 @@ class EmbeddedReferee:
                  limits: ServerLimits = DEFAULT_LIMITS, admin_token: str | None = None,
                  credentials: grpc.ServerCredentials | None = None, unfinished: str = "leave",
                  unix_path: str | Path | None = None, metrics: Metrics | None = None) -> None:
-        self.metrics = metrics  # counted into (serve it with ``referee.service.metrics.MetricsServer`` or a mounted handler)
+        self.metrics = metrics  # counted into (serve it with ``referee.tools.metrics_server.MetricsServer`` or a mounted handler)
         self.records_dir = str(records_dir) if records_dir else None
         self.unix_path = str(unix_path) if unix_path else None  # also listen here (sandboxed bots' way in)
         self.unfinished = unfinished

@@ -80,7 +80,8 @@ async def _serve(args: argparse.Namespace) -> None:
     admin_token, credentials = _security(args)
     metrics = metrics_server = None
     if args.metrics_port is not None:
-        from referee.service.metrics import Metrics, MetricsServer
+        from referee.service.metrics import Metrics
+        from referee.tools.metrics_server import MetricsServer
 
         metrics = Metrics()
         metrics_server = MetricsServer(metrics, args.metrics_host, args.metrics_port, limits.viewer_idle_s)

@@ -44,7 +44,7 @@ def postgres_url(postgres: TempPostgres) -> str:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def ladder_db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
-    """A fresh ladder database: an SQLite file's path, or a PostgreSQL URL (``store.open_store`` takes either)."""
+    """A fresh ladder database: an SQLite file's path, or a PostgreSQL URL (``stores.open_store`` takes either)."""
     if request.param == "sqlite":
         return tmp_path / "ladder.db"
     url: str = request.getfixturevalue("postgres_url")

@@ -96,7 +96,8 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
     from tournaments.config import BotSpec
     from tournaments.ladder.config import LadderConfig
     from tournaments.ladder.keys import key_digest, new_key
-    from tournaments.ladder.store import check_name, open_store
+    from tournaments.ladder.store import check_name
+    from tournaments.ladder.stores import open_store
 
     assert isinstance(cfg, LadderConfig)
     check_name(name, version)
@@ -129,7 +130,7 @@ def _list(cfg: object, include_revoked: bool, console: Console) -> int:
     from rich.table import Table
 
     from tournaments.ladder.config import LadderConfig
-    from tournaments.ladder.store import open_store
+    from tournaments.ladder.stores import open_store
 
     assert isinstance(cfg, LadderConfig)
     with open_store(cfg.storage) as store:
@@ -148,7 +149,8 @@ def _list(cfg: object, include_revoked: bool, console: Console) -> int:
 
 def _revoke(cfg: object, ref: str, console: Console) -> int:
     from tournaments.ladder.config import LadderConfig
-    from tournaments.ladder.store import open_store, parse_ref
+    from tournaments.ladder.store import parse_ref
+    from tournaments.ladder.stores import open_store
 
     assert isinstance(cfg, LadderConfig)
     name, version = parse_ref(ref)

@@ -66,7 +66,7 @@ class LadderConfig:
 
     @property
     def storage(self) -> str | Path:
-        """Where the results are: the PostgreSQL URL, else the SQLite file (``store.open_store`` takes either)."""
+        """Where the results are: the PostgreSQL URL, else the SQLite file (``stores.open_store`` takes either)."""
         return self.database or self.db
 
     @property

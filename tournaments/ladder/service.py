@@ -45,7 +45,8 @@ from tournaments.ladder.health import failed, log_tail, pause_length, pause_reas
 from tournaments.ladder.keys import KEY_PREFIX, Registry
 from tournaments.ladder.matchmaker import Candidate, Table, pick_sprt_table, pick_table
 from tournaments.ladder.rating import Rater, Rating
-from tournaments.ladder.store import BotRow, FaultSummary, GameRow, open_store, tally_game
+from tournaments.ladder.store import BotRow, FaultSummary, GameRow, tally_game
+from tournaments.ladder.stores import open_store
 from tournaments.ladder.versions import VersionTest, previous_version, status_of
 
 __all__ = ["LadderService", "serve"]

@@ -1,6 +1,6 @@
 """The ladder's results: bots, scheduled deals, games, faults, rating runs. SQLite (one file, WAL) by default,
 PostgreSQL (:mod:`.pgstore`) for a ladder spread over machines, both behind :class:`LadderStore`
-(:func:`open_store` picks by the config's ``database``).
+(:func:`.stores.open_store` picks by the config's ``database``).
 
 - One SQL for both: the statements here are in the part of SQL both dialects take (``ON CONFLICT``, ``RETURNING``,
   ``?`` parameters, ``INTEGER PRIMARY KEY`` and ``REAL`` in the schema); :mod:`.pgstore` holds every difference
@@ -35,7 +35,7 @@ from tournaments.faults import SeatFaults
 
 __all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "SprtRow", "LadderStore", "SqliteLadderStore",
            "StoreTooNew", "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name",
-           "parse_ref", "open_store", "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
+           "parse_ref", "is_postgres_url", "redact_url", "RatingTotals", "pair_scores", "tally_game"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,15}$")
@@ -78,16 +78,6 @@ def is_postgres_url(database: str | Path) -> bool:
 def redact_url(url: str) -> str:
     """The URL with its password (if any) hidden, for messages and logs."""
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
-
-
-def open_store(database: str | Path, readonly: bool = False) -> SqliteLadderStore:
-    """The ladder's store: a ``postgresql://`` URL (:class:`.pgstore.PostgresLadderStore`), else an SQLite file.
-    ``readonly``: look, never write or migrate (``ladder status`` beside a running service)."""
-    if is_postgres_url(database):
-        from tournaments.ladder.pgstore import PostgresLadderStore
-
-        return PostgresLadderStore(str(database), readonly=readonly)
-    return SqliteLadderStore(database, readonly=readonly)
 
 
 @dataclass(frozen=True)

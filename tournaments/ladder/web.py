@@ -32,7 +32,8 @@ from aiohttp import web
 from rich.console import Console
 from rich.markup import escape
 
-from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, open_store, parse_ref
+from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, parse_ref
+from tournaments.ladder.stores import open_store
 from tournaments.ladder.versions import sprt_view
 
 if TYPE_CHECKING:
