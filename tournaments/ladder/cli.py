@@ -120,7 +120,7 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
     tls = " RUMMY_TLS_ROOT_CERT=ca.pem" if cfg.tls_cert else ""
     err.print(f"registered remote bot {bot.label}. Its key is printed once, below; the ladder keeps only its hash. "
               f"Run the bot with it in the environment (never on its command line), e.g.\n  RUMMY_REFEREE=HOST:{host[-1]}"
-              f"{tls} RUMMY_BOT_TOKEN=KEY python -m rummybot.bots.greedy", highlight=False, soft_wrap=True)
+              f"{tls} RUMMY_RECONNECT=forever RUMMY_BOT_TOKEN=KEY python -m rummybot.bots.greedy", highlight=False, soft_wrap=True)
     print(key)
     return 0
 
