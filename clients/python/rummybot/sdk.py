@@ -322,8 +322,9 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
                 if forever:
                     wait = random.uniform(wait / 2, wait)
                 why = " ".join((exc.details() or "").split())[:160]
-                say(f"{name}: no stream to the referee at {referee} ({exc.code().name}: {why}); joining again in "
-                    f"{wait:.1f} s (try {attempts}{'' if allowed is None else f' of {allowed}'})")
+                if welcomed:  # before a welcome, the quiet grace of a referee still starting (no referee: one line)
+                        say(f"{name}: no stream to the referee at {referee} ({exc.code().name}: {why}); joining again in "
+                        f"{wait:.1f} s (try {attempts}{'' if allowed is None else f' of {allowed}'})")
                 await asyncio.sleep(wait)
     finally:
         for task in deciding.values():
