@@ -3,7 +3,8 @@
 - Two house bots (one in bwrap where the host has it) and two remote Python bots that join with keys from `ladder
   bots add` play unattended; a made-up key is refused; a remote bot killed and started again rejoins as the same
   entry; /api/leaderboard lists every bot with error bars; a kill -9 of the service and a restart lose and double
-  no finished game.
+  no finished game, and the remote bots (``RUMMY_RECONNECT=forever``) come back by themselves and play on under
+  their entries.
 - Remote bots in three languages (Python, the Go SDK, a shell bot through `referee-bridge`) play 100+ games
   unattended; a second version of the Python bot gets an SPRT verdict against the first; the leaderboard page in
   headless Chromium shows the numbers /api/leaderboard gives, and a bot page's replay link opens the replay.
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.serving import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
@@ -63,6 +66,23 @@ def _games(db: Path) -> list[tuple[str, str]]:
         con.close()
 
 
+def _entry_id(db: Path, name: str) -> int:
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return int(con.execute("SELECT id FROM bots WHERE name = ? AND version = '1'", (name,)).fetchone()[0])
+    finally:
+        con.close()
+
+
+def _remote_games(db: Path, bot_id: int) -> int:
+    """Games stored with ``bot_id`` at a seat."""
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM game_bots WHERE bot_id = ?", (bot_id,)).fetchone()[0])
+    finally:
+        con.close()
+
+
 def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
     (tmp / "data" / "service.json").unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "ladder", "serve", "ladder.toml"], cwd=tmp, env=ENV,
@@ -77,14 +97,17 @@ def _remote(tmp: Path, referee: str, key: str, module: str, name: str) -> subpro
 
 
 def _run_bot(tmp: Path, referee: str, key: str, command: list[str], name: str) -> subprocess.Popen[bytes]:
-    env = {**ENV, "RUMMY_REFEREE": referee, "RUMMY_BOT_TOKEN": key}  # the key in the environment, not on argv
+    # the key in the environment, not on argv; as the participant's command line in docs/ladder.md: back by itself
+    # after the ladder restarts
+    env = {**ENV, "RUMMY_REFEREE": referee, "RUMMY_BOT_TOKEN": key, "RUMMY_RECONNECT": "forever"}
     return subprocess.Popen(command, cwd=tmp, env=env, stdout=(tmp / f"{name}.log").open("ab"), stderr=subprocess.STDOUT)
 
 
 def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
     tmp = tmp_path
+    port = free_port()  # the remote bots find the restarted service where they left it
     (tmp / "ladder.toml").write_text(
-        '[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:0"\nweb = "127.0.0.1:0"\n'
+        f'[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:{port}"\nweb = "127.0.0.1:0"\n'
         "concurrency = 3\nmax_hands = 1\nrefit_s = 0.5\ntime_control = { per_move_ms = 3000, connect_ms = 5000 }\n")
     assert _cli("bots", "add", "house-random", "-c", "ladder.toml", "--sandbox", "none", "--", "python", "-m",
                 "rummybot.bots.random_bot", cwd=tmp).returncode == 0
@@ -123,18 +146,24 @@ def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
         assert [b for b in _board(web) if b.startswith("alice")] == ["alice@1"]
         page = urllib.request.urlopen(f"{web}/bots/alice@1", timeout=5).read().decode()
         assert "/replay/" in page and "Rating history" in page
-        # kill -9: every finished game stays, none doubles
+        # kill -9: every finished game stays, none doubles; the remote bots are left running, and come back
         service.send_signal(signal.SIGKILL)
         service.wait(10)
-        for p in bots.values():
-            p.kill()
-            p.wait(10)
         stored = _games(db)
         assert len(stored) == len({k for k, _ in stored}) == len({m for _, m in stored})
+        remote = {"alice@1": _entry_id(db, "alice"), "bob@1": _entry_id(db, "bob")}
+        before = {b: _remote_games(db, i) for b, i in remote.items()}
+        time.sleep(12)  # down longer than the SDK's old bounded window (8 reconnects, ~9 s)
+        assert all(bots[n].poll() is None for n in ("alice", "bob")), "a remote bot gave up while the ladder was down"
         service, addrs = _serve(tmp)
-        bots["alice"] = _remote(tmp, addrs["referee"], keys["alice"], "greedy", "alice")
-        bots["bob"] = _remote(tmp, addrs["referee"], keys["bob"], "random_bot", "bob")
-        _wait("games after the restart", lambda: len(_games(db)) >= len(stored) + 6)
+        assert addrs["referee"] == f"127.0.0.1:{port}"
+        _wait("both remote bots back and playing under their entries",
+              lambda: all(_remote_games(db, i) >= before[b] + 3 for b, i in remote.items()), timeout=120)
+        assert all(bots[n].poll() is None for n in ("alice", "bob"))  # the same processes: none was restarted
+        assert {b for b in _board(addrs["web"]) if b.startswith(("alice", "bob"))} == {"alice@1", "bob@1"}
+        log = (tmp / "alice.log").read_text()
+        assert "joining again in" in log and keys["alice"] not in log  # told, one line a reconnect, never the key
+        assert log.count("joining again in") <= 12  # capped backoff: a dozen seconds down is a handful of lines
         again = _games(db)
         assert again[:len(stored)] == stored  # nothing lost
         assert len(again) == len({k for k, _ in again}) == len({m for _, m in again})  # nothing doubled

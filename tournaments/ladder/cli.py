@@ -33,6 +33,9 @@ def add_parsers(lsub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     serve = lsub.add_parser("serve", help="run the ladder: referee, matchmaker, ratings, web page (until Ctrl-C)")
     serve.add_argument("config", type=Path, help="the ladder's TOML file ([ladder] table)")
     _database_arg(serve)
+    serve.add_argument("--cluster", metavar="SCHEDULER", default="",
+                       help="play the house bots' games on a Dask cluster (tcp://HOST:8786); remote bots' games stay "
+                       "on the service's referee (or `cluster` in the config)")
     bots = lsub.add_parser("bots", help="register, list and revoke the ladder's bots")
     bsub = bots.add_subparsers(dest="bots_cmd", required=True)
     add = bsub.add_parser("add", help="register NAME@VERSION: a remote bot (prints its key once), or with -- COMMAND "
@@ -73,6 +76,11 @@ def run(args: argparse.Namespace, command: Sequence[str], console: Console, err:
             cfg = dataclasses.replace(cfg, database=args.database)
         if args.ladder_cmd == "serve":
             from tournaments.ladder.service import serve
+
+            if args.cluster:
+                import dataclasses
+
+                cfg = dataclasses.replace(cfg, cluster=args.cluster)
 
             return int(serve(cfg, err))
         if args.ladder_cmd == "status":
@@ -121,7 +129,7 @@ def _add(cfg: object, name: str, version: str, command: Sequence[str], console: 
     tls = " RUMMY_TLS_ROOT_CERT=ca.pem" if cfg.tls_cert else ""
     err.print(f"registered remote bot {bot.label}. Its key is printed once, below; the ladder keeps only its hash. "
               f"Run the bot with it in the environment (never on its command line), e.g.\n  RUMMY_REFEREE=HOST:{host[-1]}"
-              f"{tls} RUMMY_BOT_TOKEN=KEY python -m rummybot.bots.greedy", highlight=False, soft_wrap=True)
+              f"{tls} RUMMY_RECONNECT=forever RUMMY_BOT_TOKEN=KEY python -m rummybot.bots.greedy", highlight=False, soft_wrap=True)
     print(key)
     return 0
 

@@ -15,6 +15,7 @@
     sandbox = "bwrap"               # house bots, as in a tournament (tournaments/sandbox.py)
     limits = { memory_mb = 1024 }
     sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05, max_deals = 500, share = 0.5 }  # new versions
+    # cluster = "tcp://scheduler.example.org:8786"   # house bots' games on Dask workers (or serve --cluster)
 
 The game keys are checked by the tournament config's own parser (one set of rules, one set of messages).
 """
@@ -38,7 +39,7 @@ DB_FILE = "ladder.db"
 _GAME_KEYS = ("variant", "options", "seats", "time_control", "seed", "max_turns_per_hand", "max_hands",
               "forfeit_after", "match_timeout_s", "sandbox", "limits")
 _OWN_KEYS = ("data", "database", "listen", "web", "concurrency", "per_bot_games", "per_bot_per_hour", "tls_cert",
-             "tls_key", "refit_s", "pause_after", "pause_s", "exploration", "sprt")
+             "tls_key", "refit_s", "pause_after", "pause_s", "exploration", "sprt", "cluster")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class LadderConfig:
     sprt: SprtSettings = SprtSettings()  # the SPRT of each new version against the previous one
     source: Path | None = None
     database: str = ""  # a postgresql:// URL; "": SQLite in DATA/ladder.db
+    cluster: str = ""  # a Dask scheduler's address: house bots' games are played on its workers
 
     @property
     def db(self) -> Path:
@@ -143,6 +145,7 @@ def parse_ladder_config(data: Mapping[str, Any], base: Path, source: Path | None
         refit_s=float(num("refit_s", 2.0, 0, integer=False)), pause_after=num("pause_after", 4, 1),
         pause_s=float(num("pause_s", 300.0, 0, integer=False)),
         exploration=float(num("exploration", 0.15, 0, integer=False)), source=source, database=database,
+        cluster=text("cluster", ""),
     )
 
 

@@ -88,6 +88,8 @@ class LadderService:
         self.stop = asyncio.Event()
         self._keys_read = 0.0  # when the keys were last read for an unknown key (``_key_added_since``)
         self.extra_routes: list[Any] = []  # more web routes (a /metrics), served under the same limits
+        self.client: Any = None  # the Dask client with ``cluster``: house bots' games go to its workers
+        self.on_cluster = 0  # games this run played on the cluster
 
     # ------------------------------------------------------------ who is here
 
@@ -150,11 +152,9 @@ class LadderService:
 
     def _start_house(self, b: BotRow) -> None:
         from tournaments.botproc import BotPool, isolations
-        from tournaments.config import BotSpec
         from tournaments.sandbox import modes
 
-        spec = BotSpec(f"{b.name}-{b.version}", b.command, Path(b.cwd) if b.cwd else None,
-                       sandbox=b.sandbox or None)
+        spec = self._spec(b)
         game = dataclasses.replace(self.cfg.game, bots=(spec,))
         try:
             _, unsandboxed = modes(game)
@@ -229,18 +229,7 @@ class LadderService:
             task.add_done_callback(self.deals.discard)
 
     async def _deal(self, table: Table) -> None:
-        from contextlib import ExitStack
-
-        from tournaments.matches import (
-            CREATE_TIMEOUT_S,
-            MatchError,
-            MatchRequest,
-            abort_quietly,
-            await_result,
-            create_request,
-            outcome_of,
-            rpc,
-        )
+        from tournaments.matches import MatchError, MatchRequest
         from tournaments.schedule import Game
 
         key = f"{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{secrets.token_hex(4)}"
@@ -260,26 +249,10 @@ class LadderService:
                 req = MatchRequest(game, g.variant, dict(g.options), g.time_control, g.max_turns_per_hand, g.max_hands,
                                    g.forfeit_after, g.match_timeout_s)
                 started = time.monotonic()
-                with ExitStack() as leases:
-                    tokens = []
-                    for b in seating:
-                        row = self.bots[b]
-                        if row.kind == "house":
-                            (proc,) = leases.enter_context(self.pools[b].lease_seats([self.pools[b].all()[0].spec.name]))
-                            tokens.append(proc.token)
-                        else:
-                            tokens.append(self.registry.key_of(b) or "")
-                    created = await rpc("CreateMatch", self.stub.CreateMatch(create_request(req, tokens),
-                                                                              timeout=CREATE_TIMEOUT_S))
-                    self.live[created.match_id] = seating
-                    try:
-                        result = await asyncio.wait_for(await_result(self.stub, created.match_id), g.match_timeout_s)
-                    except asyncio.CancelledError:
-                        await abort_quietly(self.stub, created.match_id)
-                        raise
-                    finally:
-                        self.live.pop(created.match_id, None)
-                out = outcome_of(result)
+                if self.client is not None and all(self.bots[b].kind == "house" for b in seating):
+                    out = await self._on_cluster(seating, req)
+                else:
+                    out = await self._here(seating, req)
                 stored = self.store.record_game(game.key, key, r, seating, out.ranking, out.totals, out.reason,
                                                 out.forfeited, out.match_id, out.record_path,
                                                 time.monotonic() - started, out.faults)
@@ -304,6 +277,71 @@ class LadderService:
                 self.inflight[b] -= 1
             if table.sprt is not None:
                 self.sprt_inflight -= 1
+
+    async def _join_cluster(self, address: str) -> None:
+        """Connect to the Dask scheduler and put :class:`.cluster.LadderOnWorker` on its workers.
+        :raises ValueError: no scheduler answers there (told as an error, not a traceback)."""
+        from distributed import Client
+
+        from tournaments.ladder.cluster import PLUGIN, LadderOnWorker
+
+        try:
+            self.client = await Client(address, asynchronous=True, timeout=10)  # type: ignore[no-untyped-call]
+        except OSError as exc:
+            raise ValueError(f"--cluster: no Dask scheduler answering at {address}: {exc}") from exc
+        await self.client.register_plugin(LadderOnWorker(self.cfg.game, hidden=[self.cfg.data]), name=PLUGIN)
+        workers = self.client.scheduler_info()["workers"]
+        self.log.info("cluster", address=address, workers=len(workers),
+                      threads=sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+    async def _here(self, seating: tuple[int, ...], req: Any) -> Any:
+        """One game on the service's own referee (every game with a remote bot, and all of them without a
+        cluster): house bots' seats from their pools, remote bots' by their keys."""
+        from contextlib import ExitStack
+
+        from tournaments.matches import CREATE_TIMEOUT_S, abort_quietly, await_result, create_request, outcome_of, rpc
+
+        with ExitStack() as leases:
+            tokens = []
+            for b in seating:
+                row = self.bots[b]
+                if row.kind == "house":
+                    (proc,) = leases.enter_context(self.pools[b].lease_seats([self.pools[b].all()[0].spec.name]))
+                    tokens.append(proc.token)
+                else:
+                    tokens.append(self.registry.key_of(b) or "")
+            created = await rpc("CreateMatch", self.stub.CreateMatch(create_request(req, tokens),
+                                                                      timeout=CREATE_TIMEOUT_S))
+            self.live[created.match_id] = seating
+            try:
+                result = await asyncio.wait_for(await_result(self.stub, created.match_id), req.timeout_s)
+            except asyncio.CancelledError:
+                await abort_quietly(self.stub, created.match_id)
+                raise
+            finally:
+                self.live.pop(created.match_id, None)
+        return outcome_of(result)
+
+    async def _on_cluster(self, seating: tuple[int, ...], req: Any) -> Any:
+        """One house bots' game on a Dask worker (:mod:`.cluster`); its record is kept in the service's folder."""
+        from tournaments.ladder.cluster import play_on_cluster, store_record
+        from tournaments.matches import MatchError
+
+        try:
+            out, text, worker = await play_on_cluster(self.client, [self._spec(self.bots[b]) for b in seating], req)
+        except (asyncio.CancelledError, MatchError):
+            raise
+        except Exception as exc:  # a lost worker, a task that failed there: the deal stops, nothing is stored
+            raise MatchError(f"on the cluster: {type(exc).__name__}: {exc}") from exc
+        self.on_cluster += 1
+        self.log.info("played_on_cluster", game=req.game.key, match_id=out.match_id, worker=worker)
+        return await asyncio.to_thread(store_record, self.cfg.data / "records", out, text)
+
+    @staticmethod
+    def _spec(b: BotRow) -> Any:
+        from tournaments.config import BotSpec
+
+        return BotSpec(f"{b.name}-{b.version}", b.command, Path(b.cwd) if b.cwd else None, sandbox=b.sandbox or None)
 
     def _after_game(self, bots: set[int]) -> None:
         """Pause a bot whose last games all failed; a clean game ends a series of pauses."""
@@ -392,6 +430,8 @@ class LadderService:
             self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
             runner = None
             try:
+                if cfg.cluster:
+                    await self._join_cluster(cfg.cluster)
                 if cfg.web:
                     host, _, wport = cfg.web.rpartition(":")
                     runner, self.web_port = await start_viewer(cfg.data / "records", self.referee, host or "127.0.0.1",
@@ -428,6 +468,12 @@ class LadderService:
                     cg.remove_all()
                 if runner is not None:
                     await runner.cleanup()
+                if self.client is not None:
+                    from tournaments.ladder.cluster import PLUGIN
+
+                    with contextlib.suppress(Exception):
+                        await self.client.unregister_worker_plugin(PLUGIN)
+                    await self.client.close()
                 await channel.close()
                 await server.stop(1.0)
                 for task in list(self.referee.tasks):

@@ -36,6 +36,9 @@ func ParseFlags(fs *flag.FlagSet, args []string) (Flags, error) {
 	fs.StringVar(&f.MatchID, "match", os.Getenv("RUMMY_MATCH"), "match id (with --token: play one seat)")
 	fs.StringVar(&f.SeatToken, "token", os.Getenv("RUMMY_SEAT_TOKEN"), "seat token of --match")
 	fs.StringVar(&f.Name, "name", "", "bot name sent to the referee")
+	forever, envErr := ReconnectForeverFromEnv(os.Getenv(ReconnectEnv))
+	fs.BoolVar(&f.ReconnectForever, "reconnect-forever", forever, "with a bot token: once welcomed, join again "+
+		"without end when the referee goes away (a ladder's restart), 0.25 s doubling to 30 s (or RUMMY_RECONNECT=forever)")
 	// an unreadable RUMMY_BOT_SEED is ignored, as the Python SDK does; an unreadable --seed is an error
 	f.Seed, f.HasSeed = parseSeed(os.Getenv("RUMMY_BOT_SEED"))
 	fs.Func("seed", "seed for the bot's own random choices (default $RUMMY_BOT_SEED)", func(s string) error {
@@ -44,8 +47,10 @@ func ParseFlags(fs *flag.FlagSet, args []string) (Flags, error) {
 		}
 		return nil
 	})
-	err := fs.Parse(args)
-	return f, err
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	return f, envErr
 }
 
 func parseSeed(s string) (int64, bool) {
@@ -62,8 +67,9 @@ func envOr(key, fallback string) string {
 
 // Main runs bot from the command line (see ParseFlags) until the referee is done with it, then exits: 0 when
 // the stream ended normally, after the seat's match, on Ctrl-C, or (bot-token mode) when the referee went away
-// after welcoming the bot; 1 with one line naming the address when no referee answered there, and on any other
-// failure; 2 on a bad command line.
+// after welcoming the bot (with RUMMY_RECONNECT=forever or --reconnect-forever: it joins again instead, without
+// end); 1 with one line naming the address when no referee answered there, and on any other failure; 2 on a bad
+// command line (an RUMMY_RECONNECT other than "forever" included).
 func Main(bot Bot) {
 	f, err := ParseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {

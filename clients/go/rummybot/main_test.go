@@ -34,3 +34,23 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal("--seed x accepted")
 	}
 }
+
+func TestParseFlagsReadsRUMMY_RECONNECT(t *testing.T) {
+	t.Setenv("RUMMY_RECONNECT", "forever")
+	f, err := ParseFlags(flag.NewFlagSet("bot", flag.ContinueOnError), nil)
+	if err != nil || !f.ReconnectForever {
+		t.Fatalf("%+v %v", f, err)
+	}
+	t.Setenv("RUMMY_RECONNECT", "")
+	f, err = ParseFlags(flag.NewFlagSet("bot", flag.ContinueOnError), []string{"--reconnect-forever"})
+	if err != nil || !f.ReconnectForever {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if f, _ = ParseFlags(flag.NewFlagSet("bot", flag.ContinueOnError), nil); f.ReconnectForever {
+		t.Fatal("on by default")
+	}
+	t.Setenv("RUMMY_RECONNECT", "yes")
+	if _, err := ParseFlags(flag.NewFlagSet("bot", flag.ContinueOnError), nil); err == nil {
+		t.Fatal("RUMMY_RECONNECT=yes accepted")
+	}
+}

@@ -39,9 +39,14 @@ export function refereePackage(): ProtoGrpcType["rummy"]["referee"]["v1"] {
   return loaded.rummy.referee.v1;
 }
 
-/** A plaintext client for the Referee service at HOST:PORT. */
+/**
+ * A plaintext client for the Referee service at HOST:PORT, with subchannels of its own: grpc-js's shared pool would
+ * hand a new client (a bot joining again) the old connection in its backoff, up to 120 s after a referee restart.
+ */
 export function refereeClient(address: string): RefereeServiceClient {
-  return new (refereePackage().RefereeService)(address, grpc.credentials.createInsecure());
+  return new (refereePackage().RefereeService)(address, grpc.credentials.createInsecure(), {
+    "grpc.use_local_subchannel_pool": 1,
+  });
 }
 
 export type { RefereeServiceClient };

@@ -70,6 +70,35 @@ export interface RunOptions {
   botName?: string;
   /** Stop after this many match results (bot-token mode). */
   maxMatches?: number;
+  /**
+   * Bot-token mode: once a referee welcomed the bot, join again without end when the stream drops (a ladder's
+   * restart), waiting `backoffMs` (250) doubling to `backoffCapMs` (30000), each wait a random half-to-all of it.
+   */
+  reconnectForever?: boolean;
+  backoffMs?: number;
+  backoffCapMs?: number;
+  /** One line per reconnect (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export const RECONNECT_ENV = "RUMMY_RECONNECT";
+
+/** RUMMY_RECONNECT's value: "forever" is true, unset or empty false; anything else throws (a typo is told). */
+export function reconnectForeverFromEnv(value: string | undefined): boolean {
+  const text = (value ?? "").trim().toLowerCase();
+  if (text !== "" && text !== "forever") throw new Error(`${RECONNECT_ENV} is 'forever' or unset, not ${JSON.stringify(value)}`);
+  return text === "forever";
+}
+
+/** The attempt-th wait: `firstMs` doubling to `capMs`, then a random half-to-all of it. */
+export function backoffMs(firstMs: number, capMs: number, attempt: number): number {
+  const full = Math.min(capMs, firstMs * 2 ** Math.min(attempt - 1, 30));
+  return full / 2 + Math.random() * (full / 2);
+}
+
+/** Worth joining again: the stream dropped (UNAVAILABLE, INTERNAL) or a referee's limit was hit. */
+function retryable(code: number | undefined): boolean {
+  return code === status.UNAVAILABLE || code === status.INTERNAL || code === status.RESOURCE_EXHAUSTED;
 }
 
 /**
@@ -108,31 +137,85 @@ function joinMessage(bot: Bot, options: RunOptions): Join {
   throw new Error("give a bot token, or a match id and a seat token");
 }
 
+/** What a bot's streams share: results, open decisions, and across reconnects what was seen and answered. */
+interface Session {
+  pending: Map<string, Request>; // match id -> the decision awaiting an answer
+  results: MatchResult[];
+  welcomed: boolean; // a referee answered at least once: a later UNAVAILABLE means it went away
+  seated: Set<string>;
+  finished: Set<string>;
+  lastSeq: Map<string, bigint>;
+  sent: Map<string, Action>; // "match/request" -> an answer not yet accepted: sent again when asked again
+}
+
 /**
  * Play until the referee closes the stream, the one match ends (seat mode), or `maxMatches` end. Messages are
  * handled one at a time in arrival order; state is kept per match, since one stream may carry several at once.
- * Rejects with a `RefereeUnreachableError` when nothing answers at `options.referee`.
+ * Rejects with a `RefereeUnreachableError` when nothing answers at `options.referee`. With `reconnectForever`
+ * (bot-token mode; RUMMY_RECONNECT=forever in `main`) a stream that drops after a welcome is joined again without
+ * end, naming each match's last event seen, so the bot sees each event and each decision once; a final answer (a
+ * revoked key) still ends it.
  */
 export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]> {
   const join = joinMessage(bot, options);
+  const forever = options.reconnectForever === true && join.seat === undefined;
+  const session: Session = {
+    pending: new Map(), results: [], welcomed: false, seated: new Set(), finished: new Set(), lastSeq: new Map(),
+    sent: new Map(),
+  };
+  const say = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  for (let attempt = 1; ; attempt++) {
+    const resume = [...session.seated].filter((m) => !session.finished.has(m)).sort()
+      .map((m) => ({ match_id: m, last_seq: String(session.lastSeq.get(m) ?? 0n) }));
+    const { error, joined } = await playStream(bot, options, { ...join, resume }, session);
+    if (error === undefined) return session.results;
+    if (joined) attempt = 1; // this stream was welcomed: its drop waits from the start again
+    const code = (error as Partial<ServiceError>).code;
+    if (!forever || !session.welcomed || !retryable(code)) {
+      if (!session.welcomed && code === status.UNAVAILABLE) throw new RefereeUnreachableError(options.referee, error as ServiceError);
+      throw error;
+    }
+    const wait = backoffMs(options.backoffMs ?? 250, options.backoffCapMs ?? 30_000, attempt);
+    const why = oneLine((error as Partial<ServiceError>).details || error.message).slice(0, 160);
+    say(`${join.bot_name}: no stream to the referee at ${options.referee} (${status[code ?? status.UNKNOWN]}: ${why}); ` +
+      `joining again in ${(wait / 1000).toFixed(1)} s (try ${attempt})`);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** One Play stream on a client of its own; `error` undefined: the bot is done. */
+function playStream(bot: Bot, options: RunOptions, join: Join, session: Session): Promise<{ error?: Error; joined: boolean }> {
   const seatMode = join.seat !== undefined;
   const client = refereeClient(options.referee);
   const call = client.Play();
-  const pending = new Map<string, Request>(); // match id -> the decision awaiting an answer
-  const results: MatchResult[] = [];
+  const { pending, results } = session;
+  let joined = false;
 
   const send = (request: Request, action: Action): void => {
+    session.sent.set(`${request.match_id}/${request.request_id}`, action);
     call.write({ action: { match_id: request.match_id, request_id: request.request_id, action } });
   };
 
   const handle = async (msg: PlayResponse): Promise<boolean> => {
     switch (msg.body) {
+      case "welcome":
+        session.welcomed = joined = true;
+        return false;
       case "seated":
+        if (session.seated.has(msg.seated!.match_id)) return false; // a rejoin seats it again: heard of once
+        session.seated.add(msg.seated!.match_id);
         bot.onSeated?.(msg.seated!);
         return false;
-      case "event":
-        bot.onEvent?.(msg.event!);
+      case "event": {
+        const e = msg.event!;
+        const seq = BigInt(e.seq || 0);
+        if (seq > 0n) {
+          if (seq <= (session.lastSeq.get(e.match_id) ?? 0n)) return false; // resent after a rejoin, seen before
+          session.lastSeq.set(e.match_id, seq);
+        }
+        bot.onEvent?.(e);
         return false;
+      }
       case "decision": {
         const d = msg.decision!;
         const view = d.view!;
@@ -141,11 +224,13 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
           time_left_ms: d.time_left_ms, view, legal: d.legal_actions, raw: d,
         };
         pending.set(d.match_id, request);
-        send(request, await bot.decide(view, d.legal_actions, request));
+        const before = session.sent.get(`${d.match_id}/${d.request_id}`);
+        send(request, before ?? (await bot.decide(view, d.legal_actions, request))); // asked again: same answer
         return false;
       }
       case "rejected": {
         const r = msg.rejected!;
+        session.sent.delete(`${r.match_id}/${r.request_id}`);
         const request = pending.get(r.match_id);
         if (request === undefined || request.request_id !== r.request_id || bot.onRejected === undefined) {
           reportRejection(r.code, r.message);
@@ -156,6 +241,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
         return false;
       }
       case "accepted":
+        session.sent.delete(`${msg.accepted!.match_id}/${msg.accepted!.request_id}`);
         if (pending.get(msg.accepted!.match_id)?.request_id === msg.accepted!.request_id) {
           pending.delete(msg.accepted!.match_id);
         }
@@ -165,19 +251,21 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
         return false;
       case "match_result": {
         const result = msg.match_result!;
+        if (session.finished.has(result.match_id)) return false;
+        session.finished.add(result.match_id);
         pending.delete(result.match_id);
+        for (const key of [...session.sent.keys()]) if (key.startsWith(`${result.match_id}/`)) session.sent.delete(key);
         results.push(result);
         bot.onMatchResult?.(result);
         return seatMode || (options.maxMatches !== undefined && results.length >= options.maxMatches);
       }
       default:
-        return false; // welcome, and bodies newer than this SDK
+        return false; // bodies newer than this SDK
     }
   };
 
-  return await new Promise<MatchResult[]>((resolve, reject) => {
+  return new Promise((resolve) => {
     let finished = false;
-    let received = false; // the referee answered: a later UNAVAILABLE means it went away
     let queue = Promise.resolve();
     const finish = (error?: Error): void => {
       if (finished) return;
@@ -185,11 +273,9 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       call.end();
       call.cancel();
       client.close();
-      if (error) reject(error);
-      else resolve(results);
+      resolve({ error, joined });
     };
     call.on("data", (message: PlayResponse) => {
-      received = true;
       const messages = message.body === "batch" ? message.batch!.messages : [message];
       for (const msg of messages) {
         queue = queue
@@ -202,10 +288,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
       }
     });
     call.on("end", () => void queue.then(() => finish()));
-    call.on("error", (err: ServiceError) => {
-      const error = !received && err.code === status.UNAVAILABLE ? new RefereeUnreachableError(options.referee, err) : err;
-      void queue.then(() => finish(error));
-    });
+    call.on("error", (err: ServiceError) => void queue.then(() => finish(err)));
     call.write({ join });
   });
 }
@@ -221,11 +304,14 @@ export interface BotArgs {
   seed?: number;
   /** The bot's own boolean flags (named in `parseBotArgs`), e.g. `--probe-rejection`. */
   flags: Record<string, boolean>;
+  /** `--reconnect-forever` or RUMMY_RECONNECT=forever. */
+  reconnectForever: boolean;
 }
 
 export const USAGE =
   "usage: BOT [--referee HOST:PORT | --referee unix:/PATH] (--bot-token T | --match ID --token T) [--name N] [--seed S]\n" +
-  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED\n" +
+  "  [--reconnect-forever]\n" +
+  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED, RUMMY_RECONNECT=forever\n" +
   "  (the tournament runner passes tokens only in the environment: a flag is readable by every process on the host)";
 
 function parseSeed(text: string | undefined): number | undefined {
@@ -244,6 +330,7 @@ export function parseBotArgs(argv: readonly string[], flags: readonly string[] =
       token: { type: "string" },
       name: { type: "string" },
       seed: { type: "string" },
+      "reconnect-forever": { type: "boolean" },
       ...Object.fromEntries(flags.map((flag) => [flag, { type: "boolean" as const }])),
     },
   });
@@ -262,6 +349,7 @@ export function parseBotArgs(argv: readonly string[], flags: readonly string[] =
     name: text("name"),
     seed: parseSeed(seedText ?? env.RUMMY_BOT_SEED),
     flags: Object.fromEntries(flags.map((flag) => [flag, values[flag] === true])),
+    reconnectForever: values["reconnect-forever"] === true || reconnectForeverFromEnv(env[RECONNECT_ENV]),
   };
 }
 
@@ -281,7 +369,10 @@ export function main(bot: Bot | ((args: BotArgs) => Bot), flags: readonly string
     process.exit(2);
   }
   const player = typeof bot === "function" ? bot(args) : bot;
-  run(player, { referee: args.referee, botToken: args.botToken, matchId: args.matchId, token: args.token, botName: args.name })
+  run(player, {
+    referee: args.referee, botToken: args.botToken, matchId: args.matchId, token: args.token, botName: args.name,
+    reconnectForever: args.reconnectForever,
+  })
     .then(() => process.exit(0))
     .catch((err: Partial<ServiceError>) => {
       const name = args.name ?? player.name ?? "node-bot";

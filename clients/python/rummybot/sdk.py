@@ -22,8 +22,9 @@ import argparse
 import asyncio
 import inspect
 import os
+import random
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.wire import loops
 from rummy.wire import protocodec as codec
 
-__all__ = ["Bot", "Request", "RefereeUnreachable", "run_bot", "main", "parse_args", "tls_credentials"]
+__all__ = ["Bot", "Request", "RefereeUnreachable", "run_bot", "main", "parse_args", "reconnect_forever_from_env",
+           "tls_credentials"]
 
 SDK_VERSION = "python/0.1.0"
 
@@ -112,32 +114,74 @@ class RefereeUnreachable(Exception):
 
 RECONNECTS = 8  # a dropped stream is joined again this many times in a row (backoff 0.1 s doubling to 2 s: ~9 s)
 FIRST_JOIN_RETRIES = 3  # before any welcome: a referee still starting gets ~1 s, a wrong address fails fast
+FOREVER_BACKOFF_S = 0.25  # reconnecting without end (``reconnects=None``): the first wait, doubling ...
+FOREVER_BACKOFF_CAP_S = 30.0  # ... to this, each wait a random time between half and all of it (no thundering herd)
+RECONNECT_ENV = "RUMMY_RECONNECT"  # "forever": a bot-token bot rejoins without end once a referee welcomed it
 
 
-def _retryable(exc: grpc.aio.AioRpcError) -> bool:
+def reconnect_forever_from_env(value: str | None) -> bool:
+    """``RUMMY_RECONNECT``'s value: "forever" is True, unset or empty False; anything else is a mistake worth
+    saying (``ValueError``) rather than a bot that quietly gives up after ~9 s on the night the ladder restarts."""
+    text = (value or "").strip().lower()
+    if text not in ("", "forever"):
+        raise ValueError(f"{RECONNECT_ENV} is 'forever' or unset, not {value!r}")
+    return text == "forever"
+
+
+# Each join opens a channel of its own subchannels: gRPC's shared pool would hand a new channel the old one's
+# connection in its backoff (growing to 120 s), so a bot would come back long after its referee did.
+CHANNEL_OPTIONS = (("grpc.use_local_subchannel_pool", 1),)
+
+
+def _channel(referee: str, credentials: grpc.ChannelCredentials | None) -> grpc.aio.Channel:
+    if credentials:
+        return grpc.aio.secure_channel(referee, credentials, options=CHANNEL_OPTIONS)
+    return grpc.aio.insecure_channel(referee, options=CHANNEL_OPTIONS)
+
+
+def _stderr_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _retryable(exc: grpc.aio.AioRpcError, forever: bool = False) -> bool:
     """The stream dropped (the network, a proxy, a referee restarting: ``UNAVAILABLE``, or ``INTERNAL`` for a
     message sent on a connection already gone), or the seat's old stream is still seen as live: worth joining
-    again. Anything else (a wrong token, a match that is over) is final."""
+    again. Reconnecting forever, a referee's limit (``RESOURCE_EXHAUSTED``: every bot of a ladder joining at once
+    after its restart) is waited out too. Anything else (a wrong or revoked token, a match that is over) is final."""
     if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL):
+        return True
+    if forever and exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return True
     return exc.code() == grpc.StatusCode.PERMISSION_DENIED and (exc.details() or "").startswith("SEAT_TAKEN")
 
 
 async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id: str | None = None,
                   token: str | None = None, max_matches: int | None = None,
-                  credentials: grpc.ChannelCredentials | None = None, reconnects: int = RECONNECTS,
-                  backoff_s: float = 0.1) -> list[pb.MatchResult]:
+                  credentials: grpc.ChannelCredentials | None = None, reconnects: int | None = RECONNECTS,
+                  backoff_s: float | None = None, backoff_cap_s: float | None = None,
+                  log: Callable[[str], None] | None = None) -> list[pb.MatchResult]:
     """Play until the referee closes the stream, the one match ends (seat mode), or ``max_matches`` end.
     ``credentials`` (``tls_credentials(...)``) connect with TLS; without them the channel is plaintext.
 
     A stream that drops (``UNAVAILABLE``) is joined again, up to ``reconnects`` times in a row (before the first
-    welcome, at most ``FIRST_JOIN_RETRIES``) with a doubling backoff from ``backoff_s``, naming per match the last event seq seen (``Join.resume``): the referee resends
-    what was missed and the pending request. The bot sees every event once, in order, and each decision once; an
-    answer the referee may not have received is sent again when it asks again.
+    welcome, at most ``FIRST_JOIN_RETRIES``) with a doubling backoff from ``backoff_s`` (0.1 s, to 2 s), naming per
+    match the last event seq seen (``Join.resume``): the referee resends what was missed and the pending request.
+    The bot sees every event once, in order, and each decision once; an answer the referee may not have received
+    is sent again when it asks again.
+
+    ``reconnects=None`` (a bot-token bot only: a seat's match has a deadline) rejoins without end once a referee
+    has welcomed it, waiting 0.25 s doubling to 30 s, jittered: a ladder's bot outlives the ladder's restart. A
+    wrong address still fails fast, and a final answer (a revoked key) still ends it. Each reconnect is one line
+    to ``log`` (stderr by default); the token is never in it.
 
     Raises ``RefereeUnreachable`` when no referee ever welcomed it (nothing listening at ``referee``)."""
     if not bot_token and not (match_id and token):
         raise ValueError("give a bot token, or a match id and a seat token")
+    forever = reconnects is None and not match_id
+    limit = RECONNECTS if reconnects is None else reconnects
+    first_wait = backoff_s if backoff_s is not None else (FOREVER_BACKOFF_S if forever else 0.1)
+    cap = backoff_cap_s if backoff_cap_s is not None else (FOREVER_BACKOFF_CAP_S if forever else 2.0)
+    say = log or _stderr_line
     name = getattr(bot, "name", "bot")
     results: list[pb.MatchResult] = []
     views: dict[tuple[str, int], tuple[SeatView, list[Action], Request]] = {}
@@ -256,7 +300,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
         while True:
             outbox = asyncio.Queue()
             outbox.put_nowait(join_message())
-            channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
+            channel_cm = _channel(referee, credentials)
             try:
                 async with channel_cm as channel:
                     if await play_stream(channel):
@@ -266,12 +310,22 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
                         (exc.details() or "").startswith("MATCH_OVER") and match_id not in finished:
                     await _fetch_result(bot, referee, credentials, match_id, results)  # it ended while we were away
                     return results
-                if not _retryable(exc) or attempts >= (reconnects if welcomed else min(reconnects, FIRST_JOIN_RETRIES)):
+                allowed: int | None = min(limit, FIRST_JOIN_RETRIES)  # before a welcome: a wrong address fails fast
+                if welcomed:
+                    allowed = None if forever else limit
+                if not _retryable(exc, forever and welcomed) or (allowed is not None and attempts >= allowed):
                     if not welcomed and exc.code() == grpc.StatusCode.UNAVAILABLE:
                         raise RefereeUnreachable(referee, exc.details() or "") from exc
                     raise
                 attempts += 1
-                await asyncio.sleep(min(2.0, backoff_s * 2 ** (attempts - 1)))
+                wait = min(cap, first_wait * 2 ** min(attempts - 1, 30))
+                if forever:
+                    wait = random.uniform(wait / 2, wait)
+                why = " ".join((exc.details() or "").split())[:160]
+                if welcomed:  # before a welcome, the quiet grace of a referee still starting (no referee: one line)
+                        say(f"{name}: no stream to the referee at {referee} ({exc.code().name}: {why}); joining again in "
+                        f"{wait:.1f} s (try {attempts}{'' if allowed is None else f' of {allowed}'})")
+                await asyncio.sleep(wait)
     finally:
         for task in deciding.values():
             task.cancel()
@@ -279,7 +333,7 @@ async def run_bot(bot: Any, referee: str, bot_token: str | None = None, match_id
 
 async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredentials | None, match_id: str,
                         results: list[pb.MatchResult]) -> None:
-    channel_cm = grpc.aio.secure_channel(referee, credentials) if credentials else grpc.aio.insecure_channel(referee)
+    channel_cm = _channel(referee, credentials)
     async with channel_cm as channel:
         stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
         result = (await stub.GetResult(pb.GetResultRequest(match_id=match_id), timeout=10)).result
@@ -291,7 +345,7 @@ async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredent
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:
     """The command line every bundled bot takes: ``--referee HOST:PORT`` (or ``unix:/PATH``) and ``--bot-token T``,
     or ``--match ID --token T``; each falls back to the environment (RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH,
-    RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED). The tournament runner passes tokens only in the environment: a flag is
+    RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED, RUMMY_RECONNECT). The tournament runner passes tokens only in the environment: a flag is
     readable by every process on the host."""
     env = os.environ.get
     p = argparse.ArgumentParser(description=description)
@@ -307,6 +361,13 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bo
     p.add_argument("--seed", type=int, default=int(env_seed) if env_seed and env_seed.isdigit() else None,
                    help="seed for the bot's own random choices (or RUMMY_BOT_SEED)")
     p.add_argument("--max-matches", type=int, default=None)
+    try:
+        forever = reconnect_forever_from_env(env(RECONNECT_ENV))
+    except ValueError as exc:
+        p.error(str(exc))
+    p.add_argument("--reconnect-forever", action="store_true", default=forever,
+                   help="with a bot token: once a referee welcomed it, rejoin without end when it goes away (a "
+                   "ladder's restart), waiting 0.25 s doubling to 30 s (or RUMMY_RECONNECT=forever)")
     p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
                    help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
     p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
@@ -335,7 +396,8 @@ def main(bot: Any, argv: Sequence[str] | None = None) -> None:
     name = getattr(bot, "name", "bot")
     try:
         loops.run(run_bot(bot, args.referee, bot_token=None if args.match else args.bot_token, match_id=args.match,
-                          token=args.token, max_matches=args.max_matches, credentials=creds))
+                          token=args.token, max_matches=args.max_matches, credentials=creds,
+                          reconnects=None if args.reconnect_forever else RECONNECTS))
     except KeyboardInterrupt:
         pass
     except RefereeUnreachable as exc:
