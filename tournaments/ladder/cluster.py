@@ -67,7 +67,8 @@ class LadderOnWorker(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         from referee.service.server import EmbeddedReferee
 
-        self.worker_name = str(getattr(worker, "name", "") or getattr(worker, "address", ""))
+        name = getattr(worker, "name", None)  # (a LocalCluster names its workers 0, 1, ...: 0 is a name)
+        self.worker_name = str(name if name not in (None, "") else getattr(worker, "address", ""))
         self._folder = Path(tempfile.mkdtemp(prefix="rummy-ladder-worker-"))  # records, logs, the socket
         self._folder.chmod(0o700)
         self._admin = secrets.token_urlsafe(32)
