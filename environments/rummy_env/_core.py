@@ -11,7 +11,15 @@ from __future__ import annotations
 from referee.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, format_cards
 from referee.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.match import Match, MatchConfig, MatchOutcome
-from referee.search import KnowledgeMismatch, NotSearchable, SeatRecord, know, sample_states, seat_record
+from referee.search import (
+    KnowledgeMismatch,
+    KnowledgeTracker,
+    NotSearchable,
+    SeatRecord,
+    know,
+    sample_states,
+    seat_record,
+)
 from referee.variants import all_variants, find
 from referee.variants.base import (
     AcceptOffer,
@@ -41,7 +49,7 @@ __all__ = [
     "JOKER", "NATURAL_RANKS", "SUITS", "Card", "Rank", "Suit", "format_cards",
     "IllegalAction", "InvalidAction", "InvalidOption", "RefereeError",
     "Match", "MatchConfig", "MatchOutcome",
-    "KnowledgeMismatch", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
+    "KnowledgeMismatch", "KnowledgeTracker", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
     "all_variants", "find",
     "AcceptOffer", "Action", "Declare", "DeclineOffer", "Discard", "DrawStock", "Drop", "EndTurn", "Event",
     "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "OptionSpec", "Offer", "Phase", "PileView", "SeatView", "TakeDiscards",

@@ -16,6 +16,7 @@ how many melds the table may hold depend on the variant (its largest deck). ``Ac
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -265,6 +266,13 @@ class Chooser:
             self.spelled.append(seq)
         self.prefix: list[int] = []
         self._alive = list(range(len(self.actions)))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Chooser:
+        """Shares the legal actions and their spellings (never changed), copies the steps taken."""
+        new = copy.copy(self)
+        new.prefix = list(self.prefix)
+        new._alive = list(self._alive)
+        return new
 
     def legal_ids(self) -> list[int]:
         """The ids the mask allows now, ascending."""
