@@ -30,7 +30,6 @@ from rummy_env._core import (
     SeatRecord,
     SeatView,
     find,
-    seat_record,
 )
 from rummy_env.actions import ActionSpace, Chooser, action_space
 
@@ -114,20 +113,16 @@ def _blank(t: type[Any], x: Any) -> Any:
 
 
 class _PublicTable:
-    """The public zones of a hand state the search service's tracker reads (and nothing else of it)."""
+    """The public zones of a hand state the search service's tracker reads to know other hands: the rules and
+    (Iceberg, ICE-9) who sits to the right, from the seats and who is dealt in, both public."""
 
-    __slots__ = ("discards", "face_up", "in_front", "melds", "rules", "_state")
+    __slots__ = ("rules", "_state")
 
     def __init__(self, state: HandState) -> None:
-        self.discards = tuple(state.discards)
-        self.face_up = tuple(state.face_up)
-        self.in_front = tuple(tuple(f) for f in state.in_front)
-        self.melds = tuple(state.melds)
         self.rules = getattr(state, "rules", None)
         self._state = state
 
     def right_of(self, seat: int) -> int:
-        """Iceberg's right-hand opponent (ICE-9): seats and who is dealt in, both public."""
         return int(self._state.right_of(seat))  # type: ignore[attr-defined]
 
 
@@ -163,7 +158,6 @@ class RummyGame:
         self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
         self._hand_start = 0
         self._scanned = 0
-        self._composition: tuple[tuple[Card, int], ...] | None = None  # the cards in play: the deck's
 
     # ------------------------------------------------------------ copies
 
@@ -238,27 +232,22 @@ class RummyGame:
             tracker = self._trackers.get(seat)
             if tracker is None:
                 tracker = self._trackers[seat] = KnowledgeTracker()
-            k = tracker.update(self._record(seat))
-            known = [dict(c) for c in k.known]
+            known = tracker.known(self._record(seat))
         except (KnowledgeMismatch, NotSearchable):
             known = [{} for _ in range(self.num_players)]
         self._knowledge[seat] = (key, known)
         return known
 
     def _record(self, seat: int) -> SeatRecord:
-        """``seat_record(match, seat)`` without its deep copy of the public state, which costs ten times the
-        tracker's reading of it: the tracker reads the pile, the face-up cards, the cards in front, the melds,
-        the rules and (Iceberg) who sits to the right, all public (``PUBLIC_FIELDS``), so it is given those."""
+        """What the tracker reads of ``seat``'s record to know the cards in other hands (``KnowledgeTracker.known``):
+        the view, the events sent to the seat and, of the public table, the rules and who sits to the right
+        (Iceberg). ``seat_record`` would deep-copy the public state and count the deck, for checks ``known`` skips."""
         m = self.match
         state = m.state
         if state is None or state.over or m.over:
             raise NotSearchable("NO_HAND", "no hand is in play")
-        if self._composition is None:
-            self._composition = tuple(sorted(seat_record(m, seat).composition))
-        public = _PublicTable(state)
-        face_down = tuple((c if seat in who else None, who) for c, who in state.face_down)
-        return SeatRecord(self.variant, m.view(seat), self._hand_events(seat), public,  # type: ignore[arg-type]
-                          face_down, self._composition, m.config.max_turns_per_hand)
+        return SeatRecord(self.variant, m.view(seat), self._hand_events(seat), _PublicTable(state),  # type: ignore[arg-type]
+                          (), (), m.config.max_turns_per_hand)
 
     def _hand_events(self, seat: int) -> tuple[Event, ...]:
         """``visible_events(match, seat)``, read incrementally: the log only grows, a new hand starts afresh."""

@@ -208,6 +208,23 @@ class KnowledgeTracker:
         self._seat = -1
 
     def update(self, record: SeatRecord) -> Knowledge:
+        t = self._fed(record)
+        try:
+            return t.result()
+        except KnowledgeMismatch:
+            if not self._pools:
+                raise
+            return _know(record, pools=False)  # as ``know``: this call only; the pooled reading goes on
+
+    def known(self, record: SeatRecord) -> list[dict[Card, int]]:
+        """``update(record).known`` without the whole reading's check against the view (which costs ten times the
+        reading of one move): the cards seen going into each hand and not seen leaving it, read from what the seat
+        was told and nothing else, so never a card it cannot know. Where ``know`` would fail its check, these are
+        the tracker's cards all the same."""
+        t = self._fed(record)
+        return [{c: k for c, k in held.items() if k > 0} for held in t.known]
+
+    def _fed(self, record: SeatRecord) -> _Tracker:
         events = record.events
         t = self._tracker
         n = len(self._read)
@@ -227,12 +244,7 @@ class KnowledgeTracker:
                 self._pools = False
                 t = self._start(record)
         self._tracker, self._read = t, events
-        try:
-            return t.result()
-        except KnowledgeMismatch:
-            if not self._pools:
-                raise
-            return _know(record, pools=False)  # as ``know``: this call only; the pooled reading goes on
+        return t
 
     def _start(self, record: SeatRecord) -> _Tracker:
         while True:
