@@ -50,8 +50,8 @@ protos: $(STAMP)
 	$(PY) -m referee.protogen
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench
-	$(VENV)/bin/mypy referee tournaments
+	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot tests bench environments
+	$(VENV)/bin/mypy referee tournaments environments/rummy_env
 
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.

@@ -160,26 +160,24 @@ class ActionSpace:
 
     def first(self, action: Action, slots: dict[int, int]) -> int:
         """The first id of ``action``'s spelling (what the mask shows before any step): ``encode(...)[0]``."""
-        t = type(action)
-        if t is Discard:
-            return self.base["DISCARD"] + _INDEX[action.card]  # type: ignore[attr-defined]
-        if t is Meld:
+        if isinstance(action, Discard):
+            return self.base["DISCARD"] + _INDEX[action.card]
+        if isinstance(action, Meld):
             return _MELD
-        if t is DrawStock:
+        if isinstance(action, DrawStock):
             return _DRAW_STOCK
-        if t is TakeDiscards:
-            a: TakeDiscards = action  # type: ignore[assignment]
-            if a.meld is None and a.lay_off_on is None:
-                return self._at("TAKE", a.count)
-            return self._at("TAKE_MELD" if a.meld is not None else "TAKE_LAYOFF", a.count)
-        if t is LayOff:
-            return self._at("LAYOFF", slots[action.meld_id])  # type: ignore[attr-defined]
-        if t is ExchangeWild:
-            return self._at("EXCHANGE", slots[action.meld_id])  # type: ignore[attr-defined]
-        if t is Offer:
-            return self.base["OFFER"] + _INDEX[action.card]  # type: ignore[attr-defined]
-        if t in _SINGLE_OF:
-            return _SINGLE_OF[t]
+        if isinstance(action, TakeDiscards):
+            if action.meld is None and action.lay_off_on is None:
+                return self._at("TAKE", action.count)
+            return self._at("TAKE_MELD" if action.meld is not None else "TAKE_LAYOFF", action.count)
+        if isinstance(action, LayOff):
+            return self._at("LAYOFF", slots[action.meld_id])
+        if isinstance(action, ExchangeWild):
+            return self._at("EXCHANGE", slots[action.meld_id])
+        if isinstance(action, Offer):
+            return self.base["OFFER"] + _INDEX[action.card]
+        if isinstance(action, Declare):
+            return _DECLARE
         return self.encode(action, slots)[0]
 
     def encode(self, action: Action, slots: dict[int, int]) -> tuple[int, ...]:

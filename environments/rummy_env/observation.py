@@ -165,8 +165,8 @@ def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], pref
         idx.append(at["offer"] + _CARD(view.offer))
         val.append(1.0)
     base = at["wild_ranks"]
-    for r in view.wild_ranks:
-        idx.append(base + int(r))
+    for rank in view.wild_ranks:
+        idx.append(base + int(rank))
         val.append(1.0)
     idx += (at["phase"] + _PHASE_AT[view.phase], at["to_act"] + (view.turn - me) % n,
             at["dealer"] + (view.dealer - me) % n, at["stock_size"], at["discard_size"], at["hand_number"])
