@@ -158,6 +158,8 @@ class RummyGame:
         self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
         self._hand_start = 0
         self._scanned = 0
+        self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
+        self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
 
     # ------------------------------------------------------------ copies
 
@@ -186,15 +188,23 @@ class RummyGame:
 
     # ------------------------------------------------------------ queries
 
+    def _key(self) -> tuple[int, int]:
+        """Where the match stands: its log only grows and every move logs an event (the state's identity too: a
+        test or a search may put another state in its place)."""
+        return len(self.match.log), id(self.match.state)
+
     @property
     def over(self) -> bool:
-        return self.match.pending() is None
+        return self.current_seat < 0
 
     @property
     def current_seat(self) -> int:
         """The seat to act (-1 once the game is over)."""
-        d = self.match.pending()
-        return -1 if d is None else d.seat
+        key = self._key()
+        if self._to_act[0] != key:
+            d = self.match.pending()
+            self._to_act = (key, -1 if d is None else d.seat)
+        return self._to_act[1]
 
     def chooser(self) -> Chooser:
         """The decision in play (made once per decision: the legal actions, spelled)."""
@@ -215,7 +225,12 @@ class RummyGame:
         return self.chooser().mask()
 
     def view(self, seat: int) -> SeatView:
-        return self.match.view(seat)
+        """The seat's view (one per seat and move: the observation and the tracker's record share it)."""
+        key = self._key()
+        got = self._views.get(seat)
+        if got is None or got[0] != key:
+            got = self._views[seat] = (key, self.match.view(seat))
+        return got[1]
 
     def events(self, seat: int) -> list[Event]:
         return list(self._hand_events(seat))
@@ -246,7 +261,7 @@ class RummyGame:
         state = m.state
         if state is None or state.over or m.over:
             raise NotSearchable("NO_HAND", "no hand is in play")
-        return SeatRecord(self.variant, m.view(seat), self._hand_events(seat), _PublicTable(state),  # type: ignore[arg-type]
+        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), _PublicTable(state),  # type: ignore[arg-type]
                           (), (), m.config.max_turns_per_hand)
 
     def _hand_events(self, seat: int) -> tuple[Event, ...]:
