@@ -21,7 +21,7 @@ import numpy as np
 from rummy_env._core import Card, Event, Phase, SeatView, find, format_cards
 from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
-__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_string", "information_state_string",
+__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "observation_string", "information_state_string",
            "event_text", "POINT_SCALE"]
 
 POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
@@ -101,9 +101,23 @@ def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], pref
                        out: np.ndarray | None = None) -> np.ndarray:
     """The seat's tensor (float32, ``layout(...).size`` values), written into ``out`` when given.
 
-    Built as one list of positions and one of values, written by a single numpy assignment: the count planes
-    are the flat positions of every card shown (its column in its plane and row, once per copy) counted at C
-    speed; numpy's calls cost more than the work at these sizes, so there is one."""
+    Built as one list of positions and one of values (``observation_entries``), written by a single numpy
+    assignment: numpy's calls cost more than the work at these sizes, so there is one."""
+    idx, val = observation_entries(view, known, prefix)
+    if out is None:
+        t = np.zeros(layout(view.variant, len(view.hand_sizes)).size, dtype=np.float32)
+    else:
+        t = out
+        t.fill(0.0)
+    t[idx] = val
+    return t
+
+
+def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int], offset: int = 0
+                        ) -> tuple[list[int], list[float]]:
+    """The tensor's nonzero values as positions (plus ``offset``) and values: the count planes are the flat
+    positions of every card shown (its column in its plane and row, once per copy) counted at C speed. A batch
+    writes every game's entries, each at its row's offset, with one assignment."""
     n = len(view.hand_sizes)
     lay = layout(view.variant, n)
     space = lay.space
@@ -201,13 +215,9 @@ def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], pref
         if groups:
             idx.append(at["move_groups"])
             val.append(groups / 10.0)
-    if out is None:
-        t = np.zeros(lay.size, dtype=np.float32)
-    else:
-        t = out
-        t.fill(0.0)
-    t[idx] = val
-    return t
+    if offset:
+        idx = [i + offset for i in idx]
+    return idx, val
 
 
 _MOVE_PLANES = {"PICK": "move_cards", "WILD": "move_wilds", "AS": "move_as"}

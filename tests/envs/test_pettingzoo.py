@@ -13,6 +13,7 @@ from pettingzoo.test import api_test
 import rummy_env
 from referee.errors import InvalidOption
 from rummy_env.gym_env import RummyGymEnv, id_policy
+from rummy_env.observation import observation_tensor
 from tests.envs.helpers import SEATINGS
 
 
@@ -132,6 +133,10 @@ def test_batch_env_steps_many_games_and_restarts_the_finished() -> None:
         obs, mask, seat, rewards, dones = env.step(ids)
         finished += int(dones.sum())
         assert all(mask[b].sum() > 0 for b in range(4))  # a finished game started afresh
+        for b, g in enumerate(env.games):  # each row is that game's own tensor and mask, as one env makes them
+            assert seat[b] == g.current_seat
+            np.testing.assert_array_equal(obs[b], observation_tensor(g.view(g.current_seat), [], g.chooser().prefix))
+            np.testing.assert_array_equal(mask[b], g.mask())
     assert finished >= 1
 
 
