@@ -1,6 +1,6 @@
 """Train a small numpy policy on one variant, save it, and play it as a bot (``rummy_env.bot``).
 
-    python -m rummy_env.train --variant indian --minutes 10 --out policy-indian.npz
+    python -m rummy_env.train --variant fortune --out policy-fortune.npz --tournament 100
 
 The learner is an MLP (one hidden layer, ReLU) over the observation tensor, a softmax over the ids its mask allows,
 trained by imitation of the variant's bundled greedy bot: the greedy bot plays every seat, each of its moves is
@@ -218,13 +218,13 @@ def tournament(weights: Path, variant: str, seats: int, deals: int, output: Path
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m rummy_env.train", description=__doc__.splitlines()[0] if __doc__ else None)
-    p.add_argument("--variant", default="indian")
+    p.add_argument("--variant", default="fortune")
     p.add_argument("--seats", type=int, default=2)
-    p.add_argument("--minutes", type=float, default=10.0, help="the whole run's budget: collecting, then fitting")
-    p.add_argument("--games", type=int, default=2000, help="greedy self-play games to learn from (at most)")
-    p.add_argument("--examples", type=int, default=60_000)
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--minutes", type=float, default=12.0, help="the whole run's budget: collecting, then fitting")
+    p.add_argument("--games", type=int, default=4000, help="greedy self-play games to learn from (at most)")
+    p.add_argument("--examples", type=int, default=100_000)
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("policy.npz"))
     p.add_argument("--tournament", type=int, default=0, metavar="DEALS",
