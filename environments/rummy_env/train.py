@@ -91,27 +91,28 @@ def collect(variant: str, seats: int, games: int, seed: int = 0, max_examples: i
 
     teacher = greedy_policy(find(variant).name)
     rng = random.Random(seed)
-    xs: list[np.ndarray] = []
-    ms: list[np.ndarray] = []
-    ys: list[int] = []
-    size = action_space(variant).size
+    lay = layout(find(variant).name, seats)
+    xs = np.zeros((max_examples, lay.size), np.float16)  # filled in place: no list of arrays stacked at the end
+    ms = np.zeros((max_examples, lay.space.size), bool)
+    ys = np.zeros(max_examples, np.int64)
+    n = 0
     for g_i in range(games):
-        if len(ys) >= max_examples or (deadline is not None and time.monotonic() > deadline):
+        if n >= max_examples or (deadline is not None and time.monotonic() > deadline):
             break
         g = RummyGame(variant, seats, seed=f"train:{seed}:{g_i}", max_hands=1)
-        while not g.over and len(ys) < max_examples:
+        while not g.over and n < max_examples:
             s = g.current_seat
             ch = g.chooser()
             view = g.view(s)
             action = teacher(view, ch.actions, rng)
             for i in ch.ids_of(action):
-                xs.append(observation_tensor(view, [], ch.prefix).astype(np.float16))
-                m = np.zeros(size, bool)
-                m[ch.legal_ids()] = True
-                ms.append(m)
-                ys.append(i)
+                if n < max_examples:
+                    observation_tensor(view, [], ch.prefix, out=xs[n])
+                    ms[n, ch.legal_ids()] = True
+                    ys[n] = i
+                    n += 1
                 g.step(i)
-    return np.stack(xs), np.stack(ms), np.asarray(ys, np.int64)
+    return xs[:n], ms[:n], ys[:n]
 
 
 def fit(policy: MlpPolicy, x: np.ndarray, m: np.ndarray, y: np.ndarray, epochs: int = 8, batch: int = 256,
