@@ -231,6 +231,7 @@ class KnowledgeTracker:
         if t is not None and (record.seat != self._seat or len(events) < n
                               or (n and events[n - 1] is not self._read[-1] and events[n - 1] != self._read[-1])):
             raise NotSearchable("NOT_EXTENDED", "the record's events do not extend the ones this tracker read")
+        self._tracker, self._read = None, ()  # until the events are read whole: a failure starts afresh next call
         if t is None:
             self._seat = record.seat
             t = self._start(record)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -10,7 +11,7 @@ from referee.match import Match, MatchConfig
 from referee.search import KnowledgeTracker, NotSearchable, know, seat_record
 from referee.search.errors import KnowledgeMismatch
 from referee.variants import all_variants
-from referee.variants.base import Drop
+from referee.variants.base import Drop, Event
 
 SEATINGS = [(v.name, n) for v in all_variants() for n in sorted({v.min_seats, v.max_seats})]
 
@@ -63,3 +64,23 @@ def test_a_record_of_another_hand_or_seat_is_refused() -> None:
     with pytest.raises(NotSearchable) as hand:
         t.update(seat_record(other, 0))
     assert hand.value.code == "NOT_EXTENDED"
+
+
+def test_a_tracker_that_failed_reads_the_next_record_afresh() -> None:
+    """A reading that fails part way (here a record from a hand that is over) leaves nothing half read behind."""
+    m = Match(MatchConfig(variant="fortune", seats=2, seed="afresh", max_hands=1))
+    rng = random.Random(2)
+    t = KnowledgeTracker()
+    for _ in range(8):
+        d = m.pending()
+        assert d is not None
+        t.update(seat_record(m, 0))
+        m.submit(d.seat, rng.choice(m.legal_actions(d.seat)))
+    good = seat_record(m, 0)
+    taken = Event("ACCEPTED", seat=1, cards=(good.view.hand[0],))  # read (seat 1 holds it), then the reading fails
+    over = dataclasses.replace(good, events=(*good.events, taken, Event("HAND_ENDED")))
+    with pytest.raises(NotSearchable) as ended:
+        t.update(over)
+    assert ended.value.code == "NO_HAND"
+    assert t.known(good) == [dict(+c) for c in know(good).known]
+    assert t.update(good) == know(good)
