@@ -74,8 +74,8 @@ protos: $(STAMP)
 	$(PY) -m referee.tools.protogen
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot protos/python/rummy/wire tests bench
-	$(VENV)/bin/mypy referee tournaments protos/python/rummy/wire
+	$(VENV)/bin/ruff check referee tournaments clients/python/rummybot protos/python/rummy/wire tests bench environments
+	$(VENV)/bin/mypy referee tournaments protos/python/rummy/wire environments/rummy_env
 
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.

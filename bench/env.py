@@ -2,7 +2,7 @@
 gin_rummy through its RL environment and RLCard's gin-rummy env, measured in the same run.
 
 One env: the PettingZoo AEC env driven by ``last()`` and a random allowed id; batched: ``BatchEnv`` of 32 games
-stepped in one call. A step is one action id (OpenSpiel's and RLCard's are one action too).
+stepped in one call, and ``ProcessBatchEnv`` of 32 games over two worker processes. A step is one action id (OpenSpiel's and RLCard's are one action too).
 """
 
 from __future__ import annotations
@@ -57,6 +57,20 @@ def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
     return _timed(step, seconds)
 
 
+def processes_rate(variant: str, seconds: float, num_envs: int = 32, workers: int = 2) -> Rate:
+    from rummy_env.vector import ProcessBatchEnv
+
+    with ProcessBatchEnv(variant, num_envs, SEATS[variant], workers=workers) as env:
+        env.reset()
+        rng = np.random.default_rng(0)
+
+        def step() -> int:
+            env.step(env.random_ids(rng))
+            return num_envs
+
+        return _timed(step, seconds)
+
+
 def openspiel_rate(seconds: float) -> Rate | None:
     try:
         from open_spiel.python import rl_environment
@@ -99,14 +113,20 @@ def rlcard_rate(seconds: float) -> Rate | None:
     return _timed(step, seconds)
 
 
-def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS)) -> dict[str, object]:
+def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int = 2) -> dict[str, object]:
+    os_rate, rl_rate = openspiel_rate(seconds), rlcard_rate(seconds)
     single = {v: single_rate(v, seconds) for v in variants}
     batched = {v: batched_rate(v, seconds) for v in variants}
-    os_rate, rl_rate = openspiel_rate(seconds), rlcard_rate(seconds)
+    processes = {v: processes_rate(v, seconds, workers=workers) for v in variants}
+    # the peers once more at the end: a busy machine's load moves during the run, their mean is the fairer peer
+    os_rate = (os_rate + (openspiel_rate(seconds) or 0)) / 2 if os_rate else None
+    rl_rate = (rl_rate + (rlcard_rate(seconds) or 0)) / 2 if rl_rate else None
     return {
         "env_steps_per_s": single,
         "env_batched_steps_per_s": batched,
         "env_batched_over_single": {v: batched[v] / single[v] for v in variants},
+        f"env_batched_{workers}_processes_steps_per_s": processes,
+        "env_processes_over_single_per_core": {v: processes[v] / single[v] / workers for v in variants},
         "env_openspiel_gin_rummy_steps_per_s": os_rate,
         "env_rlcard_gin_rummy_steps_per_s": rl_rate,
         "env_ratio_to_openspiel": {v: single[v] / os_rate if os_rate else None for v in variants},

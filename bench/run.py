@@ -218,10 +218,12 @@ def table(res: dict[str, Any]) -> str:
             lines.append(f"{name} by hand size: " + ", ".join(f"{n}: {_fmt(t)}" for n, t in by_size.items()))
     if res.get("env_steps_per_s"):
         lines.append("")
-        lines.append(f"{'environment steps/s':<30} {'single':>10} {'batched':>10} {'x RLCard':>9} {'x OpenSpiel':>12}")
+        procs = res.get("env_batched_2_processes_steps_per_s", {})
+        lines.append(f"{'environment steps/s':<30} {'single':>10} {'batched':>10} {'2 procs':>10} {'x RLCard':>9} "
+                     f"{'x OpenSpiel':>12}")
         for name, rate in res["env_steps_per_s"].items():
             lines.append(f"{name:<30} {_fmt(rate):>10} {_fmt(res['env_batched_steps_per_s'][name]):>10} "
-                         f"{_fmt(res['env_ratio_to_rlcard'][name], '.2f'):>9} "
+                         f"{_fmt(procs.get(name)):>10} {_fmt(res['env_ratio_to_rlcard'][name], '.2f'):>9} "
                          f"{_fmt(res['env_ratio_to_openspiel'][name], '.2f'):>12}")
         lines.append(f"{'RLCard gin-rummy env':<30} {_fmt(res['env_rlcard_gin_rummy_steps_per_s']):>10}")
         lines.append(f"{'OpenSpiel gin_rummy rl_env':<30} {_fmt(res['env_openspiel_gin_rummy_steps_per_s']):>10}")

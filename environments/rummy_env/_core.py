@@ -35,13 +35,21 @@ from referee.rules.variants.base import (
     TakeDiscards,
     Variant,
 )
-from referee.search import KnowledgeMismatch, NotSearchable, SeatRecord, know, sample_states, seat_record
+from referee.search import (
+    KnowledgeMismatch,
+    KnowledgeTracker,
+    NotSearchable,
+    SeatRecord,
+    know,
+    sample_states,
+    seat_record,
+)
 
 __all__ = [
     "JOKER", "NATURAL_RANKS", "SUITS", "Card", "Rank", "Suit", "format_cards",
     "IllegalAction", "InvalidAction", "InvalidOption", "RefereeError",
     "Match", "MatchConfig", "MatchOutcome",
-    "KnowledgeMismatch", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
+    "KnowledgeMismatch", "KnowledgeTracker", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
     "all_variants", "find",
     "AcceptOffer", "Action", "Declare", "DeclineOffer", "Discard", "DrawStock", "Drop", "EndTurn", "Event",
     "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "OptionSpec", "Offer", "Phase", "PileView", "SeatView", "TakeDiscards",

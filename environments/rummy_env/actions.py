@@ -16,8 +16,9 @@ how many melds the table may hold depend on the variant (its largest deck). ``Ac
 
 from __future__ import annotations
 
+import copy
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -45,12 +46,13 @@ from rummy_env._core import (
     find,
 )
 
-__all__ = ["NUM_CARDS", "card_index", "index_card", "ActionSpace", "action_space", "Chooser", "ActionCodeError",
+__all__ = ["NUM_CARDS", "CARD_INDEX", "card_index", "index_card", "ActionSpace", "action_space", "Chooser", "ActionCodeError",
            "action_text", "CARDS"]
 
 NUM_CARDS = 53  # the 52 naturals in COM-1 order (spades A..K, hearts, diamonds, clubs), then the joker
 CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS) + (JOKER,)
 _INDEX = {c: i for i, c in enumerate(CARDS)}
+CARD_INDEX: dict[Card, int] = _INDEX  # read-only: a card's column (copies share it)
 
 # The one-id moves and the markers of compound ones, at fixed ids 0..8 in every variant.
 SINGLE = ("DRAW_STOCK", "DROP", "END_TURN", "ACCEPT_OFFER", "DECLINE_OFFER", "COMMIT", "NEXT_GROUP", "MELD", "DECLARE")
@@ -78,6 +80,7 @@ class ActionSpace:
     max_melds: int  # meld slots: the table's melds in the order the view lists them
     ranges: dict[str, tuple[int, int]] = field(init=False, repr=False, compare=False)
     size: int = field(init=False)
+    base: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         at = len(SINGLE)
@@ -90,6 +93,8 @@ class ActionSpace:
             at += size
         object.__setattr__(self, "ranges", ranges)
         object.__setattr__(self, "size", at)
+        # each range's first id, read by the encoder at every legal action of every decision (no name look-ups)
+        object.__setattr__(self, "base", {name: start for name, (start, _) in ranges.items()})
 
     def id(self, kind: str, k: int = 0) -> int:
         """The id of ``kind`` (a ``SINGLE`` name) or of item ``k`` of range ``kind``."""
@@ -126,61 +131,95 @@ class ActionSpace:
 
     # ------------------------------------------------------------ encoding
 
+    def _at(self, kind: str, k: int) -> int:
+        """The id of item ``k`` of a range whose size depends on the deal (pile counts, meld slots), checked."""
+        start, size = self.ranges[kind]
+        if not 0 <= k < size:
+            raise ActionCodeError(f"{self.variant}: {kind} {k} is outside 0..{size - 1}")
+        return start + k
+
     def _group(self, g: Group) -> list[int]:
-        out = [self.id("PICK", _INDEX[c]) for c in sorted(g.cards)]
-        for wild, as_card in sorted(g.stands_for):
-            out += [self.id("WILD", _INDEX[wild]), self.id("AS", _INDEX[as_card])]
+        pick = self.base["PICK"]
+        out = sorted(pick + _INDEX[c] for c in g.cards)  # card ids ascend as the cards sort (COM-1 order is theirs)
+        if g.stands_for:
+            wild, as_ = self.base["WILD"], self.base["AS"]
+            for w, a in sorted(g.stands_for):
+                out += (wild + _INDEX[w], as_ + _INDEX[a])
         return out
 
-    def _groups(self, groups: Iterable[Group]) -> list[int]:
+    def _groups(self, groups: Sequence[Group]) -> list[int]:
+        if len(groups) == 1:
+            return self._group(groups[0])
         spelled = sorted(self._group(g) for g in groups)
         out: list[int] = []
         for i, s in enumerate(spelled):
             if i:
-                out.append(self.id("NEXT_GROUP"))
+                out.append(_NEXT_GROUP)
             out += s
         return out
 
-    def encode(self, action: Action, slots: dict[int, int]) -> tuple[int, ...]:
-        """The ids that spell ``action``; ``slots`` maps a table meld's id to its slot (its place in the view)."""
-        commit = self.id("COMMIT")
-        if isinstance(action, DrawStock):
-            return (self.id("DRAW_STOCK"),)
+    def first(self, action: Action, slots: dict[int, int]) -> int:
+        """The first id of ``action``'s spelling (what the mask shows before any step): ``encode(...)[0]``."""
         if isinstance(action, Discard):
-            return (self.id("DISCARD", _INDEX[action.card]),)
+            return self.base["DISCARD"] + _INDEX[action.card]
+        if isinstance(action, Meld):
+            return _MELD
+        if isinstance(action, DrawStock):
+            return _DRAW_STOCK
         if isinstance(action, TakeDiscards):
             if action.meld is None and action.lay_off_on is None:
-                return (self.id("TAKE", action.count),)
-            if action.meld is not None:
-                seq = [self.id("TAKE_MELD", action.count), *self._group(action.meld)]
-            else:
-                seq = [self.id("TAKE_LAYOFF", action.count)]
-            if action.lay_off_on is not None:
-                seq.append(self.id("ON_MELD", slots[action.lay_off_on]))
-            return (*seq, commit)
-        if isinstance(action, Meld):
-            return (self.id("MELD"), *self._groups(action.groups), commit)
+                return self._at("TAKE", action.count)
+            return self._at("TAKE_MELD" if action.meld is not None else "TAKE_LAYOFF", action.count)
         if isinstance(action, LayOff):
-            return (self.id("LAYOFF", slots[action.meld_id]), *self._group(Group(action.cards, action.stands_for)), commit)
+            return self._at("LAYOFF", slots[action.meld_id])
         if isinstance(action, ExchangeWild):
-            return (self.id("EXCHANGE", slots[action.meld_id]), self.id("PICK", _INDEX[action.natural]),
-                    self.id("WILD", _INDEX[action.wild]), commit)
-        if isinstance(action, Declare):
-            head = [self.id("DECLARE")]
-            if action.discard is not None:
-                head.append(self.id("DISCARD", _INDEX[action.discard]))
-            return (*head, *self._groups(action.groups), commit)
-        if isinstance(action, Drop):
-            return (self.id("DROP"),)
-        if isinstance(action, EndTurn):
-            return (self.id("END_TURN"),)
+            return self._at("EXCHANGE", slots[action.meld_id])
         if isinstance(action, Offer):
-            return (self.id("OFFER", _INDEX[action.card]),)
-        if isinstance(action, AcceptOffer):
-            return (self.id("ACCEPT_OFFER"),)
-        if isinstance(action, DeclineOffer):
-            return (self.id("DECLINE_OFFER"),)
+            return self.base["OFFER"] + _INDEX[action.card]
+        if isinstance(action, Declare):
+            return _DECLARE
+        return self.encode(action, slots)[0]
+
+    def encode(self, action: Action, slots: dict[int, int]) -> tuple[int, ...]:
+        """The ids that spell ``action``; ``slots`` maps a table meld's id to its slot (its place in the view)."""
+        if isinstance(action, DrawStock):
+            return (_DRAW_STOCK,)
+        if isinstance(action, Discard):
+            return (self.base["DISCARD"] + _INDEX[action.card],)
+        if isinstance(action, TakeDiscards):
+            if action.meld is None and action.lay_off_on is None:
+                return (self._at("TAKE", action.count),)
+            if action.meld is not None:
+                seq = [self._at("TAKE_MELD", action.count), *self._group(action.meld)]
+            else:
+                seq = [self._at("TAKE_LAYOFF", action.count)]
+            if action.lay_off_on is not None:
+                seq.append(self._at("ON_MELD", slots[action.lay_off_on]))
+            return (*seq, _COMMIT)
+        if isinstance(action, Meld):
+            return (_MELD, *self._groups(action.groups), _COMMIT)
+        if isinstance(action, LayOff):
+            return (self._at("LAYOFF", slots[action.meld_id]), *self._group(Group(action.cards, action.stands_for)),
+                    _COMMIT)
+        if isinstance(action, ExchangeWild):
+            return (self._at("EXCHANGE", slots[action.meld_id]), self.base["PICK"] + _INDEX[action.natural],
+                    self.base["WILD"] + _INDEX[action.wild], _COMMIT)
+        if isinstance(action, Declare):
+            head = [_DECLARE]
+            if action.discard is not None:
+                head.append(self.base["DISCARD"] + _INDEX[action.discard])
+            return (*head, *self._groups(action.groups), _COMMIT)
+        if isinstance(action, Offer):
+            return (self.base["OFFER"] + _INDEX[action.card],)
+        if type(action) in _SINGLE_OF:
+            return (_SINGLE_OF[type(action)],)
         raise ActionCodeError(f"{self.variant}: no spelling for {action!r}")
+
+
+_DRAW_STOCK, _COMMIT, _NEXT_GROUP, _MELD, _DECLARE = (SINGLE.index(k) for k in
+                                                       ("DRAW_STOCK", "COMMIT", "NEXT_GROUP", "MELD", "DECLARE"))
+_SINGLE_OF: dict[type, int] = {Drop: SINGLE.index("DROP"), EndTurn: SINGLE.index("END_TURN"),
+                               AcceptOffer: SINGLE.index("ACCEPT_OFFER"), DeclineOffer: SINGLE.index("DECLINE_OFFER")}
 
 
 def _option_sets(variant: str) -> list[dict[str, str]]:
@@ -244,59 +283,82 @@ class Chooser:
     """One decision: the legal actions as id sequences, and the steps taken so far.
 
     ``mask()`` allows exactly the next ids of the actions that begin with the steps taken; ``step(id)`` takes one
-    and returns the rules core's action once the steps spell one whole (``None`` while a compound move is open)."""
+    and returns the rules core's action once the steps spell one whole (``None`` while a compound move is open).
+    Spelling is lazy: a decision first needs only each action's first id (one look-up); the rest of a compound
+    move is spelled when a step opens it, for the actions it opens only (most decisions never open most)."""
 
-    __slots__ = ("space", "actions", "spelled", "prefix", "_alive")
+    __slots__ = ("space", "actions", "first", "prefix", "_spelled", "_alive", "_slots", "_root")
 
     def __init__(self, space: ActionSpace, legal: Sequence[Action], slots: dict[int, int]) -> None:
         self.space = space
-        self.actions: list[Action] = []
-        self.spelled: list[tuple[int, ...]] = []
-        seen: dict[tuple[int, ...], Action] = {}
-        for a in legal:
-            seq = space.encode(a, slots)
-            other = seen.get(seq)
-            if other is not None:
-                if other != a:
-                    raise ActionCodeError(f"{space.variant}: {other!r} and {a!r} have one spelling {seq}")
-                continue
-            seen[seq] = a
-            self.actions.append(a)
-            self.spelled.append(seq)
+        self.actions: list[Action] = list(dict.fromkeys(legal))  # an action listed twice is one action
+        self._slots = slots
+        self.first: list[int] = [space.first(a, slots) for a in self.actions]
+        self._spelled: list[tuple[int, ...] | None] = [None] * len(self.actions)
         self.prefix: list[int] = []
-        self._alive = list(range(len(self.actions)))
+        self._alive: list[int] | None = None  # None: every action (at the root)
+        self._root: list[int] | None = None  # the root's allowed ids, ascending
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Chooser:
+        """Shares the legal actions and their spellings (never changed), copies the steps taken."""
+        new = copy.copy(self)
+        new.prefix = list(self.prefix)
+        return new
+
+    def _spell(self, i: int) -> tuple[int, ...]:
+        seq = self._spelled[i]
+        if seq is None:
+            seq = self._spelled[i] = self.space.encode(self.actions[i], self._slots)
+        return seq
+
+    @property
+    def spelled(self) -> list[tuple[int, ...]]:
+        """Every legal action's whole spelling, in ``actions`` order."""
+        return [self._spell(i) for i in range(len(self.actions))]
 
     def legal_ids(self) -> list[int]:
         """The ids the mask allows now, ascending."""
+        if self._alive is None:
+            if self._root is None:
+                self._root = sorted(set(self.first))
+            return list(self._root)
         depth = len(self.prefix)
-        return sorted({self.spelled[i][depth] for i in self._alive})
+        return sorted({self._spell(i)[depth] for i in self._alive})
 
     def mask(self) -> np.ndarray:
         m = np.zeros(self.space.size, dtype=np.int8)
-        depth = len(self.prefix)
-        for i in self._alive:
-            m[self.spelled[i][depth]] = 1
+        m[self.legal_ids()] = 1
         return m
 
     def step(self, action_id: int) -> Action | None:
-        """Take one id. :raises ActionCodeError: for an id the mask does not allow (nothing changes)."""
+        """Take one id. :raises ActionCodeError: for an id the mask does not allow, or two legal actions spelled
+        alike (nothing changes)."""
         depth = len(self.prefix)
-        alive = [i for i in self._alive if self.spelled[i][depth] == action_id]
+        if self._alive is None:
+            alive = [i for i, f in enumerate(self.first) if f == action_id]
+        else:
+            alive = [i for i in self._alive if self._spell(i)[depth] == action_id]
         if not alive:
             raise ActionCodeError(f"{self.space.variant}: id {action_id} ({self._name(action_id)}) is not allowed "
                                   f"after {[self.space.name(p) for p in self.prefix]}")
+        if depth == 0 and len(alive) > 1:  # a compound move opens (a one-id move is one action): no two alike
+            seen: dict[tuple[int, ...], int] = {}
+            for i in alive:
+                if (other := seen.setdefault(self._spell(i), i)) != i:
+                    raise ActionCodeError(f"{self.space.variant}: {self.actions[other]!r} and {self.actions[i]!r} "
+                                          f"have one spelling {self._spell(i)}")
         self.prefix.append(action_id)
         self._alive = alive
-        done = [i for i in alive if len(self.spelled[i]) == depth + 1]
+        done = [i for i in alive if len(self._spell(i)) == depth + 1]
         if done:  # the spellings are prefix-free (every compound one ends in COMMIT): the move is whole
             return self.actions[done[0]]
         return None
 
     def ids_of(self, action: Action) -> tuple[int, ...]:
         """The spelling of one of this decision's legal actions. :raises ActionCodeError: if it is not legal here."""
-        for a, seq in zip(self.actions, self.spelled, strict=True):
+        for i, a in enumerate(self.actions):
             if a == action:
-                return seq
+                return self._spell(i)
         raise ActionCodeError(f"{self.space.variant}: {action!r} is not a legal action here")
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import enum
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,14 +23,13 @@ from rummy_env._core import (
     Event,
     HandState,
     KnowledgeMismatch,
+    KnowledgeTracker,
     Match,
     MatchConfig,
     NotSearchable,
     SeatRecord,
     SeatView,
     find,
-    know,
-    seat_record,
 )
 from rummy_env.actions import ActionSpace, Chooser, action_space
 
@@ -76,11 +76,25 @@ def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
         for k, v in x.items():
             new_dict[k] = _copy_value(v, memo)
         return new_dict
+    if t is Counter:  # the knowledge tracker's: cards (frozen) to counts
+        new_counter: Counter[Any] = Counter(x)
+        memo[id(x)] = new_counter
+        return new_counter
     if t is set:
         new_set = {_copy_value(i, memo) for i in x}
         memo[id(x)] = new_set
         return new_set
-    if hasattr(x, "__dict__") and not callable(x) and not hasattr(t, "__slots__"):
+    if callable(x):  # a function (the match's recorder callback, compiled or not): shared, as deepcopy shares one
+        return x
+    attrs = getattr(t, "__mypyc_attrs__", None)
+    if attrs is not None:  # a class of the compiled rules core: no ``__dict__``, and ``deepcopy`` may not rebuild it
+        blank = _blank(t, x)
+        memo[id(x)] = blank
+        for name in attrs:
+            if name != "__dict__" and hasattr(x, name):  # an attribute not set yet is left unset
+                setattr(blank, name, _copy_value(getattr(x, name), memo))
+        return blank
+    if hasattr(x, "__dict__") and not hasattr(t, "__slots__"):
         new = object.__new__(t)  # not copy.copy: that would pickle a RummyGame (``__getstate__``) and replay it
         memo[id(x)] = new
         new.__dict__.update({k: _copy_value(v, memo) for k, v in vars(x).items()})
@@ -88,21 +102,27 @@ def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
     return copy.deepcopy(x, memo)
 
 
-class _PublicTable:
-    """The public zones of a hand state the search service's tracker reads (and nothing else of it)."""
+def _blank(t: type[Any], x: Any) -> Any:
+    """An instance of compiled class ``t`` whose attributes are then set one by one. mypyc's ``__new__`` runs
+    ``__init__``, so a class whose constructor takes arguments (``Match``) is made from its own config (a few
+    hundred microseconds: it deals a hand, overwritten at once)."""
+    if t is Match:
+        return Match(x.config)
+    new: Any = t.__new__  # a compiled dataclass's own: no ``__init__``, every attribute unset
+    return new(t)
 
-    __slots__ = ("discards", "face_up", "in_front", "melds", "rules", "_state")
+
+class _PublicTable:
+    """The public zones of a hand state the search service's tracker reads to know other hands: the rules and
+    (Iceberg, ICE-9) who sits to the right, from the seats and who is dealt in, both public."""
+
+    __slots__ = ("rules", "_state")
 
     def __init__(self, state: HandState) -> None:
-        self.discards = tuple(state.discards)
-        self.face_up = tuple(state.face_up)
-        self.in_front = tuple(tuple(f) for f in state.in_front)
-        self.melds = tuple(state.melds)
         self.rules = getattr(state, "rules", None)
         self._state = state
 
     def right_of(self, seat: int) -> int:
-        """Iceberg's right-hand opponent (ICE-9): seats and who is dealt in, both public."""
         return int(self._state.right_of(seat))  # type: ignore[attr-defined]
 
 
@@ -134,7 +154,12 @@ class RummyGame:
         self.returns = [0.0] * num_players
         self._chooser: Chooser | None = None
         self._knowledge: dict[int, tuple[int, list[dict[Card, int]]]] = {}
-        self._composition: tuple[tuple[Card, int], ...] | None = None  # the cards in play: the deck's
+        self._trackers: dict[int, KnowledgeTracker] = {}  # per seat, through the hand in play
+        self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
+        self._hand_start = 0
+        self._scanned = 0
+        self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
+        self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
 
     # ------------------------------------------------------------ copies
 
@@ -163,15 +188,23 @@ class RummyGame:
 
     # ------------------------------------------------------------ queries
 
+    def _key(self) -> tuple[int, int]:
+        """Where the match stands: its log only grows and every move logs an event (the state's identity too: a
+        test or a search may put another state in its place)."""
+        return len(self.match.log), id(self.match.state)
+
     @property
     def over(self) -> bool:
-        return self.match.pending() is None
+        return self.current_seat < 0
 
     @property
     def current_seat(self) -> int:
         """The seat to act (-1 once the game is over)."""
-        d = self.match.pending()
-        return -1 if d is None else d.seat
+        key = self._key()
+        if self._to_act[0] != key:
+            d = self.match.pending()
+            self._to_act = (key, -1 if d is None else d.seat)
+        return self._to_act[1]
 
     def chooser(self) -> Chooser:
         """The decision in play (made once per decision: the legal actions, spelled)."""
@@ -192,40 +225,59 @@ class RummyGame:
         return self.chooser().mask()
 
     def view(self, seat: int) -> SeatView:
-        return self.match.view(seat)
+        """The seat's view (one per seat and move: the observation and the tracker's record share it)."""
+        key = self._key()
+        got = self._views.get(seat)
+        if got is None or got[0] != key:
+            got = self._views[seat] = (key, self.match.view(seat))
+        return got[1]
 
     def events(self, seat: int) -> list[Event]:
-        return visible_events(self.match, seat)
+        return list(self._hand_events(seat))
 
     def known_cards(self, seat: int) -> list[dict[Card, int]]:
         """Per seat, the cards ``seat`` knows are in that hand (a card taken face up and not seen to leave), as the
-        search service's tracker reads them from what ``seat`` was told; empty where it cannot tell."""
+        search service's tracker reads them from what ``seat`` was told; empty where it cannot tell. The tracker
+        is kept per seat through the hand and fed only the events added since the last call."""
         key = len(self.match.log)
         got = self._knowledge.get(seat)
         if got is not None and got[0] == key:
             return got[1]
         try:
-            k = know(self._record(seat))
-            known = [dict(c) for c in k.known]
+            tracker = self._trackers.get(seat)
+            if tracker is None:
+                tracker = self._trackers[seat] = KnowledgeTracker()
+            known = tracker.known(self._record(seat))
         except (KnowledgeMismatch, NotSearchable):
             known = [{} for _ in range(self.num_players)]
         self._knowledge[seat] = (key, known)
         return known
 
     def _record(self, seat: int) -> SeatRecord:
-        """``seat_record(match, seat)`` without its deep copy of the public state, which costs ten times the
-        tracker's reading of it: the tracker reads the pile, the face-up cards, the cards in front, the melds,
-        the rules and (Iceberg) who sits to the right, all public (``PUBLIC_FIELDS``), so it is given those."""
+        """What the tracker reads of ``seat``'s record to know the cards in other hands (``KnowledgeTracker.known``):
+        the view, the events sent to the seat and, of the public table, the rules and who sits to the right
+        (Iceberg). ``seat_record`` would deep-copy the public state and count the deck, for checks ``known`` skips."""
         m = self.match
         state = m.state
         if state is None or state.over or m.over:
             raise NotSearchable("NO_HAND", "no hand is in play")
-        if self._composition is None:
-            self._composition = tuple(sorted(seat_record(m, seat).composition))
-        public = _PublicTable(state)
-        face_down = tuple((c if seat in who else None, who) for c, who in state.face_down)
-        return SeatRecord(self.variant, m.view(seat), tuple(visible_events(m, seat)), public,  # type: ignore[arg-type]
-                          face_down, self._composition, m.config.max_turns_per_hand)
+        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), _PublicTable(state),  # type: ignore[arg-type]
+                          (), (), m.config.max_turns_per_hand)
+
+    def _hand_events(self, seat: int) -> tuple[Event, ...]:
+        """``visible_events(match, seat)``, read incrementally: the log only grows, a new hand starts afresh."""
+        log = self.match.log
+        for i in range(self._scanned, len(log)):
+            if log[i].kind == "HAND_STARTED":
+                self._hand_start = i
+                self._seen.clear()
+                self._trackers.clear()
+        self._scanned = len(log)
+        read, events = self._seen.get(seat, (self._hand_start, ()))
+        if read < len(log):
+            events = events + tuple(e for e in log[read:] if e.visible_to(seat))
+            self._seen[seat] = (len(log), events)
+        return events
 
     # ------------------------------------------------------------ steps
 

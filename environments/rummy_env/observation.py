@@ -11,6 +11,7 @@ two packs and several jokers fit. Seats are relative: plane k is the seat k plac
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,9 +19,9 @@ from functools import cache
 import numpy as np
 
 from rummy_env._core import Card, Event, Phase, SeatView, find, format_cards
-from rummy_env.actions import NUM_CARDS, ActionSpace, action_space, card_index
+from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
-__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_string", "information_state_string",
+__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "observation_string", "information_state_string",
            "event_text", "POINT_SCALE"]
 
 POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
@@ -38,6 +39,7 @@ class ObservationLayout:
     space: ActionSpace
     segments: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
     size: int = 0
+    at: dict[str, int] = field(default_factory=dict, repr=False, compare=False)  # each segment's offset
 
     def slice(self, tensor: np.ndarray, name: str) -> np.ndarray:
         at, shape = self.segments[name]
@@ -88,98 +90,137 @@ def layout(variant: str, seats: int) -> ObservationLayout:
     for name, shape in parts:
         segments[name] = (at, shape)
         at += int(np.prod(shape))
-    return ObservationLayout(v.name, seats, space, segments, at)
+    return ObservationLayout(v.name, seats, space, segments, at, {k: o for k, (o, _) in segments.items()})
+
+
+_CARD = CARD_INDEX.__getitem__
+_PHASE_AT = {p: i for i, p in enumerate(_PHASES)}
 
 
 def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int],
                        out: np.ndarray | None = None) -> np.ndarray:
-    """The seat's tensor (float32, ``layout(...).size`` values), written into ``out`` when given."""
+    """The seat's tensor (float32, ``layout(...).size`` values), written into ``out`` when given.
+
+    Built as one list of positions and one of values (``observation_entries``), written by a single numpy
+    assignment: numpy's calls cost more than the work at these sizes, so there is one."""
+    idx, val = observation_entries(view, known, prefix)
+    if out is None:
+        t = np.zeros(layout(view.variant, len(view.hand_sizes)).size, dtype=np.float32)
+    else:
+        t = out
+        t.fill(0.0)
+    t[idx] = val
+    return t
+
+
+def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int], offset: int = 0
+                        ) -> tuple[list[int], list[float]]:
+    """The tensor's nonzero values as positions (plus ``offset``) and values: the count planes are the flat
+    positions of every card shown (its column in its plane and row, once per copy) counted at C speed. A batch
+    writes every game's entries, each at its row's offset, with one assignment."""
     n = len(view.hand_sizes)
     lay = layout(view.variant, n)
     space = lay.space
     deck = float(space.max_pile)
-    t = np.zeros(lay.size, dtype=np.float32) if out is None else out
-    if out is not None:
-        t.fill(0.0)
-    seg = lay.segments
+    at = lay.at
     me = view.seat
+    c = NUM_CARDS
 
-    def rel(seat: int) -> int:
-        return (seat - me) % n
-
-    def add(name: str, cards: Sequence[Card] | Mapping[Card, int], row: int = 0) -> None:
-        at, shape = seg[name]
-        base = at + row * NUM_CARDS
-        if isinstance(cards, Mapping):
-            for card, k in cards.items():
-                t[base + card_index(card)] += k
-        else:
-            for card in cards:
-                t[base + card_index(card)] += 1
-
-    def put(name: str, i: int, value: float) -> None:
-        t[seg[name][0] + i] = value
-
-    add("hand", view.hand)
-    cards: Sequence[Card]
+    pos: list[int] = [at["hand"] + i for i in map(_CARD, view.hand)]
+    base = at["known"]
     for s in range(n):
         if s != me and s < len(known) and known[s]:
-            add("known", known[s], rel(s) - 1)
+            row = base + ((s - me) % n - 1) * c
+            for card, k in known[s].items():
+                pos += [row + _CARD(card)] * k
     pile = view.discard_pile
-    add("pile", pile)
-    if pile:
-        put("pile_top", card_index(pile[-1]), 1.0)
-        depth_at = seg["pile_depth"][0]
-        for depth, card in enumerate(reversed(pile)):
-            i = depth_at + card_index(card)
-            if t[i] == 0.0:
-                t[i] = 1.0 / (1 + depth)
-    add("face_up", view.face_up)
+    base = at["pile"]
+    pos += [base + i for i in map(_CARD, pile)]
+    base = at["face_up"]
+    pos += [base + i for i in map(_CARD, view.face_up)]
+    base = at["in_front"]
     for s, cards in enumerate(view.in_front):
-        add("in_front", cards, rel(s))
-    add("received", view.received)
-    if view.offer is not None:
-        put("offer", card_index(view.offer), 1.0)
+        if cards:
+            row = base + ((s - me) % n) * c
+            pos += [row + i for i in map(_CARD, cards)]
+    base = at["received"]
+    pos += [base + i for i in map(_CARD, view.received)]
+    owners, slots, max_melds = at["melds_by_owner"], at["meld_slots"], space.max_melds
+    meld_owner, meld_used = at["meld_owner"], at["meld_used"]
+    flags: list[int] = []  # positions set to 1
     for slot, m in enumerate(view.melds):
-        cards = [p.card for p in m.cards]
-        add("melds_by_owner", cards, rel(m.owner))
-        if slot < space.max_melds:
-            add("meld_slots", cards, slot)
-            put("meld_owner", slot * n + rel(m.owner), 1.0)
-            put("meld_used", slot, 1.0)
-    for r in view.wild_ranks:
-        put("wild_ranks", int(r), 1.0)
-    put("phase", _PHASES.index(view.phase), 1.0)
-    put("to_act", rel(view.turn), 1.0)
-    put("dealer", rel(view.dealer), 1.0)
+        ids = [_CARD(p.card) for p in m.cards]
+        o = (m.owner - me) % n
+        row = owners + o * c
+        pos += [row + i for i in ids]
+        if slot < max_melds:
+            row = slots + slot * c
+            pos += [row + i for i in ids]
+            flags += (meld_owner + slot * n + o, meld_used + slot)
+    for p in prefix[1:]:  # the cards, wilds and named cards picked so far
+        kind, k = space.split(p)
+        if kind in _MOVE_PLANES:
+            pos.append(at[_MOVE_PLANES[kind]] + k)
+
+    # then the values set outright (none at a count's position): flags, sizes, the pile's depths, the move
+    counted = Counter(pos)
+    idx = [*counted, *flags]
+    val: list[float] = [*counted.values(), *[1.0] * len(flags)]
+    if pile:
+        idx.append(at["pile_top"] + _CARD(pile[-1]))
+        val.append(1.0)
+        depth: dict[int, int] = {}
+        for d, i in enumerate(map(_CARD, reversed(pile))):
+            depth.setdefault(i, d)  # the card's topmost copy
+        base = at["pile_depth"]
+        idx += [base + i for i in depth]
+        val += [1.0 / (1 + d) for d in depth.values()]
+    if view.offer is not None:
+        idx.append(at["offer"] + _CARD(view.offer))
+        val.append(1.0)
+    base = at["wild_ranks"]
+    for rank in view.wild_ranks:
+        idx.append(base + int(rank))
+        val.append(1.0)
+    idx += (at["phase"] + _PHASE_AT[view.phase], at["to_act"] + (view.turn - me) % n,
+            at["dealer"] + (view.dealer - me) % n, at["stock_size"], at["discard_size"], at["hand_number"])
+    val += (1.0, 1.0, 1.0, view.stock_size / deck, view.discard_size / deck, view.hand_number / 10.0)
+    active, partner, sizes, totals = at["active"], at["partner"], at["hand_sizes"], at["totals"]
+    team = view.teams[me]
     for s in range(n):
-        put("active", rel(s), 1.0 if view.active[s] else 0.0)
-        put("partner", rel(s), 1.0 if view.teams[s] == view.teams[me] else 0.0)
-        put("hand_sizes", rel(s), view.hand_sizes[s] / deck)
-        put("totals", rel(s), view.totals[s] / POINT_SCALE if s < len(view.totals) else 0.0)
-    put("stock_size", 0, view.stock_size / deck)
-    put("discard_size", 0, view.discard_size / deck)
-    put("hand_number", 0, view.hand_number / 10.0)
+        r = (s - me) % n
+        idx += (active + r, partner + r, sizes + r)
+        val += (1.0 if view.active[s] else 0.0, 1.0 if view.teams[s] == team else 0.0, view.hand_sizes[s] / deck)
+        if s < len(view.totals):
+            idx.append(totals + r)
+            val.append(view.totals[s] / POINT_SCALE)
     if prefix:
         kind, k = space.split(prefix[0])
-        put("move_kind", _OPENERS.index(kind), 1.0)
+        idx.append(at["move_kind"] + _OPENERS.index(kind))
+        val.append(1.0)
         if kind in ("LAYOFF", "EXCHANGE"):
-            put("move_slot", k, 1.0)
+            idx.append(at["move_slot"] + k)
+            val.append(1.0)
         if kind.startswith("TAKE"):
-            put("move_take", 0, k / deck)
+            idx.append(at["move_take"])
+            val.append(k / deck)
+        groups = 0
         for p in prefix[1:]:
             kind, k = space.split(p)
-            if kind == "PICK":
-                t[seg["move_cards"][0] + k] += 1
-            elif kind == "WILD":
-                t[seg["move_wilds"][0] + k] += 1
-            elif kind == "AS":
-                t[seg["move_as"][0] + k] += 1
-            elif kind == "ON_MELD":
-                put("move_slot", k, 1.0)
+            if kind == "ON_MELD":
+                idx.append(at["move_slot"] + k)
+                val.append(1.0)
             elif kind == "NEXT_GROUP":
-                t[seg["move_groups"][0]] += 0.1
-    return t
+                groups += 1
+        if groups:
+            idx.append(at["move_groups"])
+            val.append(groups / 10.0)
+    if offset:
+        idx = [i + offset for i in idx]
+    return idx, val
+
+
+_MOVE_PLANES = {"PICK": "move_cards", "WILD": "move_wilds", "AS": "move_as"}
 
 
 def _meld_text(view: SeatView, slot: int) -> str:

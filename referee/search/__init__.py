@@ -8,7 +8,7 @@ with the full rules. ``TokenCodec`` turns search states into signed tokens for t
 """
 
 from referee.search.errors import BadToken, KnowledgeMismatch, NotSearchable, SearchError
-from referee.search.knowledge import Knowledge, SeatRecord, know, public_state, seat_record
+from referee.search.knowledge import Knowledge, KnowledgeTracker, SeatRecord, know, public_state, seat_record
 from referee.search.sampling import Deal, deal, sample_states
 from referee.search.simulate import (
     Position,
@@ -23,7 +23,7 @@ from referee.search.simulate import (
 from referee.search.tokens import TokenCodec
 
 __all__ = [
-    "SeatRecord", "Knowledge", "seat_record", "public_state", "know",
+    "SeatRecord", "Knowledge", "KnowledgeTracker", "seat_record", "public_state", "know",
     "Deal", "deal", "sample_states",
     "SearchState", "Rollout", "RolloutPolicy", "Rejection", "Position", "Simulation", "simulate", "position",
     "TokenCodec",

@@ -38,7 +38,7 @@ from referee.rules.match import Match
 from referee.rules.variants.base import Event, HandState, SeatView
 from referee.search.errors import KnowledgeMismatch, NotSearchable
 
-__all__ = ["SeatRecord", "Knowledge", "Entry", "seat_record", "public_state", "know", "PUBLIC_FIELDS",
+__all__ = ["SeatRecord", "Knowledge", "KnowledgeTracker", "Entry", "seat_record", "public_state", "know", "PUBLIC_FIELDS",
            "REBUILT_FIELDS", "public_fields"]
 
 Entry = Card | int  # a card known to be there, or an unseen card of pool ``int``
@@ -176,12 +176,87 @@ def know(record: SeatRecord) -> Knowledge:
 
 
 def _know(record: SeatRecord, pools: bool) -> Knowledge:
-    first = _Tracker(record, None, pools)
-    first.run()
-    dealt = [record.view.hand_sizes[s] - first.size[s] for s in range(len(first.size))]
-    second = _Tracker(record, dealt, pools)
-    second.run()
+    second = _Tracker(record, _dealt(record, pools), pools)
+    second.feed(record.events)
     return second.result()
+
+
+def _dealt(record: SeatRecord, pools: bool) -> list[int]:
+    """How many cards each seat was dealt: its hand's size now less what the events added and took."""
+    first = _Tracker(record, None, pools)
+    first.feed(record.events)
+    return [record.view.hand_sizes[s] - first.size[s] for s in range(len(first.size))]
+
+
+class KnowledgeTracker:
+    """``know(record)`` kept up to date for one seat through one hand, each event read once.
+
+    ``know`` reads the hand's whole event list at every call, so a seat asking at every decision pays for the
+    hand's length squared; a learning environment asks at every step. ``update(record)`` reads only the events
+    added since the last call (the record's events must extend the ones it read: the same hand, the same seat)
+    and answers what ``know(record)`` answers: the trackers are the same code, fed the same events in order (a
+    failure part way through a hand falls back to the unpooled reading for the rest of the hand, as ``know``
+    does at every later call, since a failed reading of a prefix fails for every longer one).
+
+    :raises KnowledgeMismatch: as ``know``; :raises NotSearchable: as ``know``, or ``NOT_EXTENDED`` for a record
+        whose events do not extend the ones read."""
+
+    def __init__(self) -> None:
+        self._tracker: _Tracker | None = None
+        self._pools = True
+        self._read: tuple[Event, ...] = ()
+        self._seat = -1
+
+    def update(self, record: SeatRecord) -> Knowledge:
+        t = self._fed(record)
+        try:
+            return t.result()
+        except KnowledgeMismatch:
+            if not self._pools:
+                raise
+            return _know(record, pools=False)  # as ``know``: this call only; the pooled reading goes on
+
+    def known(self, record: SeatRecord) -> list[dict[Card, int]]:
+        """``update(record).known`` without the whole reading's check against the view (which costs ten times the
+        reading of one move): the cards seen going into each hand and not seen leaving it, read from what the seat
+        was told and nothing else, so never a card it cannot know. Where ``know`` would fail its check, these are
+        the tracker's cards all the same."""
+        t = self._fed(record)
+        return [{c: k for c, k in held.items() if k > 0} for held in t.known]
+
+    def _fed(self, record: SeatRecord) -> _Tracker:
+        events = record.events
+        t = self._tracker
+        n = len(self._read)
+        if t is not None and (record.seat != self._seat or len(events) < n
+                              or (n and events[n - 1] is not self._read[-1] and events[n - 1] != self._read[-1])):
+            raise NotSearchable("NOT_EXTENDED", "the record's events do not extend the ones this tracker read")
+        self._tracker, self._read = None, ()  # until the events are read whole: a failure starts afresh next call
+        if t is None:
+            self._seat = record.seat
+            t = self._start(record)
+        else:
+            t.r = record
+            try:
+                t.feed(events[n:])
+            except KnowledgeMismatch:
+                if not self._pools:
+                    raise
+                self._pools = False
+                t = self._start(record)
+        self._tracker, self._read = t, events
+        return t
+
+    def _start(self, record: SeatRecord) -> _Tracker:
+        while True:
+            try:
+                t = _Tracker(record, _dealt(record, self._pools), self._pools)
+                t.feed(record.events)
+                return t
+            except KnowledgeMismatch:
+                if not self._pools:
+                    raise
+                self._pools = False
 
 
 class _Tracker:
@@ -212,8 +287,9 @@ class _Tracker:
 
     # ------------------------------------------------------------ the events
 
-    def run(self) -> None:
-        events = self.r.events
+    def feed(self, events: Sequence[Event]) -> None:
+        """Read ``events``, the next ones of the hand in order (whole moves: a meld that takes the pile's top card
+        is followed by its take in the same move)."""
         for i, e in enumerate(events):
             kind = e.kind
             if kind in _HAND_OVER:

@@ -227,6 +227,8 @@ REASONS: tuple[Reason, ...] = (
     Reason("NO_SUCH_SEAT", "service", FP, "search: the match has no such seat"),
     Reason("UNKNOWN_STATE_FIELD", "service", FP, "search cannot redact this variant's state (a referee bug: report it)"),
     Reason("UNKNOWN_EVENT", "service", FP, "search does not know an event of this match (a referee bug: report it)"),
+    Reason("NOT_EXTENDED", "service", FP, "search: a knowledge tracker was given a record of another hand or seat "
+           "than the one it reads (a caller's bug: start a tracker per seat and hand)"),
     Reason("MIXED_RESTRICTIONS", "service", FP, "search cannot sample this position's hidden cards"),
     Reason("KNOWLEDGE_MISMATCH", "service", ("INTERNAL",), "search: the seat's record does not add up to its view (a "
            "referee bug, never the client's fault)"),

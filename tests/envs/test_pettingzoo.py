@@ -13,6 +13,7 @@ from pettingzoo.test import api_test
 import rummy_env
 from referee.rules.errors import InvalidOption
 from rummy_env.gym_env import RummyGymEnv, id_policy
+from rummy_env.observation import observation_tensor
 from tests.envs.helpers import SEATINGS
 
 
@@ -132,4 +133,37 @@ def test_batch_env_steps_many_games_and_restarts_the_finished() -> None:
         obs, mask, seat, rewards, dones = env.step(ids)
         finished += int(dones.sum())
         assert all(mask[b].sum() > 0 for b in range(4))  # a finished game started afresh
+        for b, g in enumerate(env.games):  # each row is that game's own tensor and mask, as one env makes them
+            assert seat[b] == g.current_seat
+            np.testing.assert_array_equal(obs[b], observation_tensor(g.view(g.current_seat), [], g.chooser().prefix))
+            np.testing.assert_array_equal(mask[b], g.mask())
+    assert finished >= 1
+
+
+def test_batched_over_processes_plays_the_very_games_of_one_process() -> None:
+    """Two workers step their halves of the batch in shared memory: the arrays are the ones a single ``BatchEnv``
+    with the same seeds writes, step by step, and a bad id is the worker's error, told to the caller."""
+    from rummy_env.vector import BatchEnv, ProcessBatchEnv, WorkerError
+
+    here = [BatchEnv("fortune", num_envs=2, num_players=2, seed_prefix=f"batch{w}") for w in range(2)]
+    rng = np.random.default_rng(1)
+    with ProcessBatchEnv("fortune", num_envs=4, num_players=2, workers=2) as env:
+        obs, mask, seat = env.reset()
+        for h in here:
+            h.reset()
+        finished = 0
+        for _ in range(150):
+            ids = env.random_ids(rng)
+            obs, mask, seat, rewards, dones = env.step(ids)
+            for w, h in enumerate(here):
+                h.step(ids[2 * w:2 * w + 2])
+                part = slice(2 * w, 2 * w + 2)
+                np.testing.assert_array_equal(obs[part], h.obs)
+                np.testing.assert_array_equal(mask[part], h.mask)
+                np.testing.assert_array_equal(rewards[part], h.rewards)
+                np.testing.assert_array_equal(dones[part], h.dones)
+            finished += int(dones.sum())
+        refused = np.flatnonzero(mask[0] == 0)[0]
+        with pytest.raises(WorkerError, match="not allowed"):
+            env.step([refused, *env.random_ids(rng)[1:]])
     assert finished >= 1
