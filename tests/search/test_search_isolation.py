@@ -439,7 +439,7 @@ def test_the_workers_run_the_same_rules_core_as_the_server(compiled: bool) -> No
     if not compiled:
         env["RUMMY_PURE_PYTHON"] = "1"
     else:
-        status = subprocess.run([sys.executable, "-c", "from referee import native; print(native.status())"],
+        status = subprocess.run([sys.executable, "-c", "from referee.rules import native; print(native.status())"],
                                 env=env, capture_output=True, text=True, timeout=60).stdout.strip()
         if status != "fresh":
             pytest.skip(f"the compiled rules core is {status} (referee native build)")
