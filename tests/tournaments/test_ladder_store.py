@@ -28,11 +28,11 @@ from tournaments.ladder.store import (
     SqliteLadderStore,
     StoreTooNew,
     StoreUnavailable,
-    open_store,
     pair_scores,
     redact_url,
     tally_game,
 )
+from tournaments.ladder.stores import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
