@@ -1,0 +1,99 @@
+"""Each SDK as its ecosystem would publish it: the packed artifact (npm's tarball, the crate `cargo package` made
+and verified, the jar and pom installed into the local Maven repository, the Go module's zip served by a module
+proxy, the C++ library installed to a prefix with its CMake package) installed into an empty project in a temp
+folder, and a bot built there from it playing one seat of a short match on a referee (``play_one_seat``).
+
+Each needs its toolchain and the client built (``make test-clients`` builds them all, ``bash
+clients/LANG/build.sh`` one); the dependencies come from the caches those builds filled (npm's cache, the Go
+module cache, cargo's registry, ~/.m2), so no test here reaches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.clients.harness import CLIENTS, ROOT, SDKS, play_one_seat, require
+
+VERSION = (ROOT / "VERSION").read_text().strip()
+
+
+def sh(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 300) -> str:
+    """Run a build step; its stdout, or a failure with the end of both streams."""
+    done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+    assert done.returncode == 0, f"{' '.join(argv)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def played(command: Sequence[str], cwd: Path) -> None:
+    """The bot plays one seat of a three-hand match to its end (no forfeit, exit 0) and prints the result."""
+    _, output = play_one_seat(list(command), cwd=cwd)
+    assert "ended: ranking" in output, output[-3000:]
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("RUMMY_REFEREE", "RUMMY_MATCH", "RUMMY_SEAT_TOKEN", "RUMMY_BOT_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+
+
+# ------------------------------------------------------------------------------------------ Node: npm pack
+
+NODE_BOT = """\
+import { describeResult, main, type Action, type Bot, type MatchResult, type SeatView } from "rummybot";
+
+class FirstLegal implements Bot {
+  readonly name = "first-legal";
+
+  decide(_view: SeatView, legal: readonly Action[]): Action {
+    return legal[0];
+  }
+
+  onMatchResult(result: MatchResult): void {
+    console.log(describeResult(result));
+  }
+}
+
+main(new FirstLegal());
+"""
+
+
+@pytest.mark.timeout(300)
+def test_the_npm_tarball_installs_into_an_empty_project_with_types_and_its_bots_play(tmp_path: Path) -> None:
+    require("node", SDKS["node"][0], toolchain=["node", "npm"])
+    node = CLIENTS / "node"
+    # `npm pack` runs the prepack script (the build, the .proto copy) first, as `npm publish` does
+    packed = json.loads(sh(["npm", "pack", "--json", "--pack-destination", str(tmp_path)], cwd=node))[0]
+    assert (packed["name"], packed["version"]) == ("rummybot", VERSION)
+    tgz = tmp_path / packed["filename"]
+    with tarfile.open(tgz) as tar:
+        files = {name.removeprefix("package/") for name in tar.getnames()}
+    assert {"package.json", "README.md", "dist/src/index.js", "dist/src/index.d.ts", "dist/examples/greedy.js",
+            "dist/protos/rummy/referee/v1/referee.proto", "dist/protos/rummy/search/v1/search.proto"} <= files
+    assert not [f for f in files if f.startswith("dist/test") or "node_modules" in f or f.endswith(".test.js")
+                or (f.endswith(".ts") and not f.endswith(".d.ts"))], sorted(files)
+
+    app = tmp_path / "app"
+    app.mkdir()
+    sh(["npm", "init", "-y"], cwd=app)
+    # the SDK's dependencies come from npm's cache, which the client's build filled (`npm ci`)
+    sh(["npm", "install", "--prefer-offline", "--no-audit", "--no-fund", str(tgz)], cwd=app)
+    installed = app / "node_modules" / "rummybot"
+    assert json.loads((installed / "package.json").read_text())["version"] == VERSION
+
+    # a TypeScript bot of the empty project, checked against the package's own types (found through its
+    # package.json `exports`: strict mode fails on a module without declarations), compiled, then played
+    (app / "bot.ts").write_text(NODE_BOT)
+    tsc = node / "node_modules" / "typescript" / "bin" / "tsc"
+    sh(["node", str(tsc), "--strict", "--target", "ES2022", "--module", "node16", "--moduleResolution", "node16",
+        "--typeRoots", str(node / "node_modules" / "@types"), "--types", "node", "bot.ts"], cwd=app)
+    played(["node", "bot.js"], cwd=app)
+    # and the package's greedy bot, as its `bin` installs it
+    played([str(app / "node_modules" / ".bin" / "rummybot-greedy")], cwd=app)
