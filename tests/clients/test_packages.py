@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import tarfile
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -34,8 +35,8 @@ def sh(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, tim
 
 def played(command: Sequence[str], cwd: Path) -> None:
     """The bot plays one seat of a three-hand match to its end (no forfeit, exit 0) and prints the result."""
-    _, output = play_one_seat(list(command), cwd=cwd)
-    assert "ended: ranking" in output, output[-3000:]
+    result, output = play_one_seat(list(command), cwd=cwd)
+    assert f"{result.match_id} ended" in output, output[-3000:]
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +98,48 @@ def test_the_npm_tarball_installs_into_an_empty_project_with_types_and_its_bots_
     played(["node", "bot.js"], cwd=app)
     # and the package's greedy bot, as its `bin` installs it
     played([str(app / "node_modules" / ".bin" / "rummybot-greedy")], cwd=app)
+
+
+# ------------------------------------------------------------------------------------------ Go: the module's zip
+
+GO_MODULE = "github.com/rummy-referee/rummy/clients/go"
+
+
+def go_module_zip(proxy: Path, version: str) -> None:
+    """What a Go module proxy serves for the tag ``clients/go/vVERSION``: the module's files (as git tracks them:
+    no bin/, no .tools/) in a zip under ``MODULE@vVERSION/``, its go.mod and its .info, in the GOPROXY layout."""
+    src = CLIENTS / "go"
+    tracked = sh(["git", "ls-files", "-z", "."], cwd=src).split("\0")
+    at = proxy / GO_MODULE / "@v"
+    at.mkdir(parents=True)
+    with zipfile.ZipFile(at / f"{version}.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        for rel in filter(None, tracked):
+            if (src / rel).is_file():
+                z.write(src / rel, f"{GO_MODULE}@{version}/{rel}")
+    (at / f"{version}.mod").write_bytes((src / "go.mod").read_bytes())
+    (at / f"{version}.info").write_text(json.dumps({"Version": version, "Time": "2026-01-01T00:00:00Z"}))
+    (at / "list").write_text(f"{version}\n")
+
+
+@pytest.mark.timeout(300)
+def test_the_go_module_fetched_from_a_proxy_builds_a_bot_in_an_empty_module_that_plays(tmp_path: Path) -> None:
+    require("go", SDKS["go"][0], toolchain=["go"])
+    version = f"v{VERSION}"
+    proxy = tmp_path / "proxy"
+    go_module_zip(proxy, version)
+    cache = sh(["go", "env", "GOMODCACHE"], cwd=tmp_path).strip()
+    # the module from the proxy folder; its dependencies from the module cache the SDK's build filled (served as
+    # a proxy too); a module cache of its own, so this version of the SDK is never mistaken for a later one
+    env = {"GOPROXY": f"file://{proxy},file://{cache}/cache/download", "GOSUMDB": "off", "GOTOOLCHAIN": "local",
+           "GOMODCACHE": str(tmp_path / "modcache"), "GOFLAGS": "-modcacherw -buildvcs=false"}
+    app = tmp_path / "mybot"
+    app.mkdir()
+    sh(["go", "mod", "init", "example.com/mybot"], cwd=app, env=env)
+    sh(["go", "get", f"{GO_MODULE}@{version}"], cwd=app, env=env)
+    (app / "main.go").write_text((CLIENTS / "go" / "cmd" / "firstlegal" / "main.go").read_text())
+    assert f"{GO_MODULE} {version}" in (app / "go.mod").read_text()
+    sh(["go", "build", "-mod=mod", "-o", "mybot", "."], cwd=app, env=env)
+    played([str(app / "mybot")], cwd=app)
+    # the module's greedy example, installed by its path at the version, as its README says
+    sh(["go", "install", f"{GO_MODULE}/cmd/greedy@{version}"], cwd=tmp_path, env={**env, "GOBIN": str(tmp_path)})
+    played([str(tmp_path / "greedy")], cwd=tmp_path)
