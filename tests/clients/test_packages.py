@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import tarfile
+import tomllib
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -143,3 +144,44 @@ def test_the_go_module_fetched_from_a_proxy_builds_a_bot_in_an_empty_module_that
     # the module's greedy example, installed by its path at the version, as its README says
     sh(["go", "install", f"{GO_MODULE}/cmd/greedy@{version}"], cwd=tmp_path, env={**env, "GOBIN": str(tmp_path)})
     played([str(tmp_path / "greedy")], cwd=tmp_path)
+
+
+# ------------------------------------------------------------------------------------------ Rust: cargo package
+
+
+@pytest.mark.timeout(600)
+def test_the_packaged_crate_builds_outside_the_repository_and_its_bots_play(tmp_path: Path) -> None:
+    require("rust", SDKS["rust"][0], toolchain=["cargo"])
+    rust = CLIENTS / "rust"
+    # offline, into the SDK's own target folder: the crates built for the SDK (release) are reused. package.sh's
+    # own verification (a debug build of the unpacked crate, minutes the first time) is left to a release: the
+    # release build of the unpacked crate below, away from the repository, is the same check
+    env = {"CARGO_NET_OFFLINE": "true", "CARGO_TARGET_DIR": str(rust / "target")}
+    sh(["bash", str(rust / "package.sh"), "--allow-dirty", "--no-verify"], cwd=tmp_path, env=env)
+    crate = rust / "target" / "package" / f"rummybot-{VERSION}.crate"
+    with tarfile.open(crate) as tar:
+        files = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+        tar.extractall(tmp_path / "crates", filter="data")
+    assert {"Cargo.toml", "Cargo.lock", "README.md", "build.rs", "proto/rummy/referee/v1/referee.proto",
+            "src/lib.rs", "src/bin/greedy/main.rs", "examples/first_legal.rs"} <= files
+    assert not [f for f in files if f.startswith("target/")], sorted(files)
+    unpacked = tmp_path / "crates" / f"rummybot-{VERSION}"
+    manifest = tomllib.loads((unpacked / "Cargo.toml").read_text())["package"]
+    assert {k: manifest.get(k) for k in ("version", "license", "repository", "readme")} == {
+        "version": VERSION, "license": "MIT", "repository": "https://github.com/rummy-referee/rummy",
+        "readme": "README.md"}
+    assert manifest["description"]
+
+    # an empty crate depending on the unpacked one (no protos/ beside it: its build.rs reads its own proto/)
+    app = tmp_path / "mybot"
+    sh(["cargo", "new", "--quiet", "--bin", "mybot"], cwd=tmp_path, env=env)
+    with (app / "Cargo.toml").open("a") as f:
+        f.write(f'rummybot = {{ path = "{unpacked}" }}\n')
+    (app / "Cargo.lock").write_bytes((unpacked / "Cargo.lock").read_bytes())  # the versions the SDK was built with
+    (app / "src" / "main.rs").write_text((unpacked / "examples" / "first_legal.rs").read_text())
+    sh(["cargo", "build", "--release", "--quiet"], cwd=app, env=env, timeout=540)
+    played([str(rust / "target" / "release" / "mybot")], cwd=app)
+    # the crate's greedy bot, installed from the unpacked crate as `cargo install rummybot` would
+    sh(["cargo", "install", "--quiet", "--locked", "--path", str(unpacked), "--bin", "greedy", "--root",
+        str(tmp_path / "inst")], cwd=tmp_path, env=env, timeout=540)
+    played([str(tmp_path / "inst" / "bin" / "greedy")], cwd=tmp_path)
