@@ -185,3 +185,42 @@ def test_the_packaged_crate_builds_outside_the_repository_and_its_bots_play(tmp_
     sh(["cargo", "install", "--quiet", "--locked", "--path", str(unpacked), "--bin", "greedy", "--root",
         str(tmp_path / "inst")], cwd=tmp_path, env=env, timeout=540)
     played([str(tmp_path / "inst" / "bin" / "greedy")], cwd=tmp_path)
+
+
+# ------------------------------------------------------------------------------------------ C++: cmake --install
+
+CPP_PROJECT = """\
+cmake_minimum_required(VERSION 3.18)
+project(mybot LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(rummybot {version} REQUIRED)
+add_executable(mybot "${{rummybot_EXAMPLES_DIR}}/greedy.cpp" "${{rummybot_EXAMPLES_DIR}}/indian_policy.cpp")
+target_include_directories(mybot PRIVATE "${{rummybot_EXAMPLES_DIR}}")
+target_link_libraries(mybot PRIVATE rummybot::rummybot)
+"""
+
+
+@pytest.mark.timeout(400)
+def test_the_installed_cpp_package_is_found_by_an_empty_cmake_project_whose_bot_plays(tmp_path: Path) -> None:
+    require("cpp", SDKS["cpp"][0], toolchain=["cmake", "g++"])
+    prefix = tmp_path / "prefix"
+    sh(["cmake", "--install", str(CLIENTS / "cpp" / "build"), "--prefix", str(prefix)], cwd=tmp_path)
+    for installed in ("lib/librummybot.a", "include/rummybot/sdk.h", "include/rummy/referee/v1/referee.pb.h",
+                      "lib/cmake/rummybot/rummybotConfig.cmake", "lib/cmake/rummybot/rummybotConfigVersion.cmake",
+                      "share/rummybot/examples/greedy.cpp", "share/rummybot/proto/rummy/referee/v1/referee.proto"):
+        assert (prefix / installed).is_file(), installed
+    # an empty project: find_package through CMAKE_PREFIX_PATH, the example bot's sources from the package
+    app = tmp_path / "mybot"
+    app.mkdir()
+    (app / "CMakeLists.txt").write_text(CPP_PROJECT.format(version=VERSION))
+    build = app / "build"
+    sh(["cmake", "-S", str(app), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={prefix}"],
+       cwd=app)
+    sh(["cmake", "--build", str(build), "--parallel", "2"], cwd=app, timeout=360)
+    played([str(build / "mybot")], cwd=app)
+    # a version the package does not promise is refused (0.x: another minor version may break the API)
+    major, minor, _ = VERSION.split(".")
+    (app / "CMakeLists.txt").write_text(CPP_PROJECT.format(version=f"{major}.{int(minor) + 1}"))
+    done = subprocess.run(["cmake", "-S", str(app), "-B", str(tmp_path / "refused"), f"-DCMAKE_PREFIX_PATH={prefix}"],
+                          cwd=app, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "rummybot" in done.stderr, done.stderr[-2000:]
