@@ -34,10 +34,11 @@ def sh(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, tim
     return done.stdout
 
 
-def played(command: Sequence[str], cwd: Path) -> None:
-    """The bot plays one seat of a three-hand match to its end (no forfeit, exit 0) and prints the result."""
+def played(command: Sequence[str], cwd: Path, *, prints_result: bool = True) -> None:
+    """The bot plays one seat of a three-hand match to its end (no forfeit, exit 0) and prints the result (the
+    bots that have an ``on match result`` hook)."""
     result, output = play_one_seat(list(command), cwd=cwd)
-    assert f"{result.match_id} ended" in output, output[-3000:]
+    assert not prints_result or f"{result.match_id} ended" in output, output[-3000:]
 
 
 @pytest.fixture(autouse=True)
@@ -224,3 +225,91 @@ def test_the_installed_cpp_package_is_found_by_an_empty_cmake_project_whose_bot_
     done = subprocess.run(["cmake", "-S", str(app), "-B", str(tmp_path / "refused"), f"-DCMAKE_PREFIX_PATH={prefix}"],
                           cwd=app, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and "rummybot" in done.stderr, done.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------ Java: mvn install
+
+JAVA_GROUP, JAVA_ARTIFACT = "io.github.rummy-referee", "rummybot"
+
+# An empty Maven project depending on the installed SDK; its plugins pinned to the versions the SDK's build
+# uses, so an offline build (-o) finds them in ~/.m2. The shade plugin makes one runnable jar.
+JAVA_POM = """\
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>mybot</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>{group}</groupId>
+      <artifactId>{artifact}</artifactId>
+      <version>{version}</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.5.2</version></plugin>
+      <plugin><artifactId>maven-jar-plugin</artifactId><version>3.4.2</version></plugin>
+      <plugin>
+        <artifactId>maven-shade-plugin</artifactId>
+        <version>3.6.0</version>
+        <executions>
+          <execution>
+            <phase>package</phase>
+            <goals><goal>shade</goal></goals>
+            <configuration>
+              <outputFile>${{project.build.directory}}/mybot.jar</outputFile>
+              <createDependencyReducedPom>false</createDependencyReducedPom>
+              <transformers>
+                <transformer implementation="org.apache.maven.plugins.shade.resource.ServicesResourceTransformer"/>
+                <transformer implementation="org.apache.maven.plugins.shade.resource.ManifestResourceTransformer">
+                  <mainClass>{main}</mainClass>
+                </transformer>
+              </transformers>
+            </configuration>
+          </execution>
+        </executions>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"""
+
+
+def _mvn(args: Sequence[str], cwd: Path, timeout: float = 300) -> str:
+    return sh(["mvn", "-o", "-q", "-B", "-Dstyle.color=never", *args], cwd=cwd, timeout=timeout)
+
+
+@pytest.mark.timeout(400)
+def test_the_java_artifact_installed_in_the_local_repository_builds_an_empty_project_whose_bots_play(
+        tmp_path: Path) -> None:
+    require("java", SDKS["java"][0], toolchain=["java", "mvn"])
+    java = CLIENTS / "java"
+    # `mvn install` of this tree (its unit tests ran in the build) into the default local repository, ~/.m2:
+    # offline, the plugins and dependencies are there since the build
+    _mvn(["-DskipTests", "-f", str(java / "pom.xml"), "install"], cwd=tmp_path)
+    home = Path.home() / ".m2" / "repository" / JAVA_GROUP.replace(".", "/") / JAVA_ARTIFACT / VERSION
+    stem = f"{JAVA_ARTIFACT}-{VERSION}"
+    for suffix in (".pom", ".jar", "-sources.jar", "-javadoc.jar"):
+        assert (home / f"{stem}{suffix}").is_file(), suffix
+    with zipfile.ZipFile(home / f"{stem}-sources.jar") as z:
+        sources = set(z.namelist())
+    assert {"io/rummyreferee/bot/RummyBot.java", "io/rummyreferee/referee/v1/SeatView.java"} <= sources
+
+    # an empty project: its own bot (the README's FirstLegal), then the SDK's greedy example as its main class
+    for main in ("FirstLegal", "io.rummyreferee.bot.examples.GreedyBot"):
+        app = tmp_path / main.rsplit(".", 1)[-1]
+        (app / "src" / "main" / "java").mkdir(parents=True)
+        (app / "pom.xml").write_text(JAVA_POM.format(group=JAVA_GROUP, artifact=JAVA_ARTIFACT, version=VERSION,
+                                                     main=main))
+        if main == "FirstLegal":
+            (app / "src" / "main" / "java" / "FirstLegal.java").write_text(
+                (java / "examples" / "FirstLegal.java").read_text())
+        _mvn(["package"], cwd=app)
+        played(["java", "-jar", str(app / "target" / "mybot.jar")], cwd=app, prints_result=main != "FirstLegal")
