@@ -185,6 +185,75 @@ def test_the_four_distributions_have_the_project_version_and_pin_each_other_to_i
                 assert dep.split("#")[0].strip() == f"{dist}=={version}", f"{path}: {dep}"
 
 
+def _xml_text(path: Path, tag: str) -> str:
+    """The text of a top-level element of a Maven pom (its namespace ignored)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    ns = root.tag.split("}")[0] + "}" if root.tag.startswith("{") else ""
+    found = root.find(ns + tag)
+    assert found is not None and found.text, f"{path}: no <{tag}>"
+    return found.text.strip()
+
+
+def _match(path: Path, pattern: str) -> str:
+    """The first group of ``pattern`` in the file (one line each, so a moved or reworded line fails loudly)."""
+    import re
+
+    found = re.findall(pattern, path.read_text(encoding="utf-8"), re.M)
+    assert len(found) == 1, f"{path}: expected one match of {pattern!r}, found {found}"
+    return str(found[0])
+
+
+def sdk_versions() -> dict[str, str]:
+    """Where each package and SDK states its version, and what it says: the package manifests of every ecosystem,
+    their lock files' entry for the package itself, and the ``sdk`` string each SDK sends in Join."""
+    clients = ROOT / "clients"
+    node_lock = json.loads((clients / "node" / "package-lock.json").read_text())
+    cargo_lock = tomllib.loads((clients / "rust" / "Cargo.lock").read_text())
+    return {
+        "clients/node/package.json": json.loads((clients / "node" / "package.json").read_text())["version"],
+        "clients/node/package-lock.json": node_lock["version"],
+        "clients/node/package-lock.json packages['']": node_lock["packages"][""]["version"],
+        "clients/node/src/sdk.ts SDK_VERSION": _match(clients / "node/src/sdk.ts",
+                                                      r'^export const SDK_VERSION = "node/(.+)";$'),
+        "clients/rust/Cargo.toml": tomllib.loads((clients / "rust" / "Cargo.toml").read_text())["package"]["version"],
+        "clients/rust/Cargo.lock": next(p["version"] for p in cargo_lock["package"] if p["name"] == "rummybot"),
+        "clients/java/pom.xml": _xml_text(clients / "java" / "pom.xml", "version"),
+        "clients/java RummyBot.SDK_VERSION": _match(clients / "java/src/main/java/io/rummyreferee/bot/RummyBot.java",
+                                                    r'SDK_VERSION = "java/(.+)";$'),
+        "clients/cpp/CMakeLists.txt": _match(clients / "cpp/CMakeLists.txt", r"^project\(rummybot VERSION (\S+) "),
+        "clients/cpp kSdkVersion": _match(clients / "cpp/include/rummybot/sdk.h", r'kSdkVersion = "cpp/(.+)";$'),
+        "clients/go rummybot.Version": _match(clients / "go/rummybot/bot.go", r'^const Version = "(.+)"$'),
+        "clients/python SDK_VERSION": _match(clients / "python/rummybot/sdk.py", r'^SDK_VERSION = "python/(.+)"$'),
+        "referee/service/server.py VERSION": _match(ROOT / "referee/service/server.py", r'^VERSION = "(.+)"$'),
+    }
+
+
+def test_every_sdk_carries_the_project_version() -> None:
+    """One version for the whole project: every SDK's manifest (npm, Cargo, Maven, CMake, the Go module's constant),
+    its lock file and the ``sdk`` string it sends say what VERSION says (the Rust SDK's string is built from
+    its manifest by the compiler, ``concat!("rust/", env!("CARGO_PKG_VERSION"))``)."""
+    version = (ROOT / "VERSION").read_text().strip()
+    found = sdk_versions()
+    assert {where.split("/")[1].split()[0] for where in found if where.startswith("clients/")} == {
+        "node", "rust", "java", "cpp", "go", "python"}
+    assert {where: v for where, v in found.items() if v != version} == {}, f"VERSION is {version}"
+    sdk_rs = (ROOT / "clients" / "rust" / "src" / "sdk.rs").read_text()
+    assert 'SDK_VERSION: &str = concat!("rust/", env!("CARGO_PKG_VERSION"));' in sdk_rs
+
+
+def test_the_version_check_sees_a_stale_sdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy of the Go SDK's file with an older version: the check reads it and reports it (so a bump that misses
+    one SDK fails the test above)."""
+    go = tmp_path / "clients" / "go" / "rummybot"
+    go.mkdir(parents=True)
+    (go / "bot.go").write_text('package rummybot\n\nconst Version = "0.0.9"\n')
+    assert _match(go / "bot.go", r'^const Version = "(.+)"$') == "0.0.9"
+    with pytest.raises(AssertionError, match="expected one match"):
+        _match(go / "bot.go", r'^const SDKVersion = "(.+)"$')
+
+
 # ------------------------------------------------------------------------------------------ the SDK alone
 
 
@@ -233,8 +302,9 @@ def test_the_sdk_wheel_installs_alone_and_its_greedy_bot_plays_a_match(tmp_path:
     for name, src in (("rules", ROOT / "referee" / "rules"), ("protos", ROOT / "protos" / "python"),
                       ("sdk", ROOT / "clients" / "python")):
         folder = _copy(src, tmp_path / "src" / name)
-        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-              str(folder)], cwd=tmp_path)
+        # `python -m build`, as a release does (no isolation: this environment's setuptools, no network)
+        _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(wheels), str(folder)],
+             cwd=tmp_path)
     assert sorted(w.name.split("-")[0] for w in wheels.glob("*.whl")) == ["rummy_protos", "rummy_rules", "rummybot"]
     venv = tmp_path / "venv"
     try:

@@ -13,9 +13,8 @@ fi
 
 npm ci --no-audit --no-fund
 rm -rf dist src/generated  # generated types and compiled output are rebuilt from protos/ every time
+# `npm run build` also copies the .proto files beside the compiled SDK (dist/protos): the package runs with
+# nothing outside it (a sandboxed bot sees only its own package; `npm pack` ships them, see README.md)
 npm run build
-# the .proto files beside the compiled SDK: the package runs with nothing outside it (a sandboxed bot sees only
-# its own package; a project outside this repository can copy or install it)
-mkdir -p dist/protos && cp -R ../../protos/rummy dist/protos/
 npm test
 echo "built $here/dist/examples/greedy.js"

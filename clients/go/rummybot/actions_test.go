@@ -74,7 +74,7 @@ func TestTakeDiscardsVariants(t *testing.T) {
 	}
 }
 
-// A go/0.1.0 bot (Decide with no context) runs through Simple, its hooks still called.
+// A bot of the first Go SDK (Decide with no context) runs through Simple, its hooks still called.
 type oldStyle struct{ seated, named int }
 
 func (b *oldStyle) Decide(view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action {

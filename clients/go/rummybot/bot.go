@@ -13,7 +13,7 @@
 //	func main() { rummybot.Main(firstLegal{}) }
 //
 // ctx ends when the decision's time is up (req.TimeLeft) or the bot is stopped: a bot that searches stops there.
-// A bot written for go/0.1.0, whose Decide takes no ctx, runs as rummybot.Main(rummybot.Simple(bot)).
+// A bot written before Decide took a ctx runs as rummybot.Main(rummybot.Simple(bot)).
 //
 // Main reads --referee HOST:PORT with --bot-token T (match after match over one stream) or --match ID
 // --token T (one seat of one match). The message types are generated from protos/ into package refereev1.
@@ -28,8 +28,13 @@ import (
 	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
 )
 
+// Version is the project's version (the repository's VERSION file, which every SDK carries; tests/test_layout.py
+// checks they agree). The module is published by the tag clients/go/vVERSION, so `go get
+// github.com/rummy-referee/rummy/clients/go@vVERSION` fetches this code.
+const Version = "0.1.0"
+
 // SDKVersion is sent in the Join, for the referee's logs.
-const SDKVersion = "go/0.2.0"
+const SDKVersion = "go/" + Version
 
 // Bot chooses an action for each decision. A nil action sends nothing: the referee's deadline rule then plays
 // the variant's default move, so return nil only on purpose. The SDK calls Decide and every hook from one
@@ -40,12 +45,12 @@ type Bot interface {
 	Decide(ctx context.Context, view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action
 }
 
-// SimpleBot is the Bot of go/0.1.0: its Decide takes no context. Simple makes one a Bot.
+// SimpleBot is the Bot of the first Go SDK: its Decide takes no context. Simple makes one a Bot.
 type SimpleBot interface {
 	Decide(view *pb.SeatView, legal []*pb.Action, req Request) *pb.Action
 }
 
-// Simple runs a SimpleBot (a go/0.1.0 bot, or one that never needs its deadline) as a Bot; its hooks (OnSeated,
+// Simple runs a SimpleBot (a bot written before Decide took a ctx, or one that never needs its deadline) as a Bot; its hooks (OnSeated,
 // OnRejected, Name, Seed, ...) are still found and called.
 func Simple(bot SimpleBot) Bot { return simple{bot} }
 

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The greedy example bot: the ported greedy policy for Indian rummy, the first legal action for other variants.
  *

@@ -21,8 +21,8 @@ use crate::proto::{
     SeatCredential, SeatView, Seated,
 };
 
-/// Sent in the Join, for the referee's logs.
-pub const SDK_VERSION: &str = "rust/0.1.0";
+/// Sent in the Join, for the referee's logs: `rust/` and the crate's version (the project's VERSION).
+pub const SDK_VERSION: &str = concat!("rust/", env!("CARGO_PKG_VERSION"));
 
 /// One decision the referee asked for: which match, the seat's view, the listed legal actions, the clock.
 #[derive(Debug, Clone)]
