@@ -23,39 +23,16 @@ import time
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.serving import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", "ladder", *args], cwd=cwd, env=ENV,
-                          capture_output=True, text=True, timeout=60, check=False)
-
-
-def _wait(what: str, cond: Callable[[], Any], timeout: float = 90.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _board(web: str) -> dict[str, dict[str, Any]]:
-    try:
-        with urllib.request.urlopen(f"{web}/api/leaderboard", timeout=5) as r:
-            return {b["bot"]: b for b in json.loads(r.read())["bots"]}
-    except OSError:
-        return {}
+from tests.tournaments.ladder_helpers import ENV, ROOT
+from tests.tournaments.ladder_helpers import ladder_cli as _cli
+from tests.tournaments.ladder_helpers import leaderboard as _board
+from tests.tournaments.ladder_helpers import wait_for as _wait
 
 
 def _games(db: Path) -> list[tuple[str, str]]:

@@ -5,41 +5,15 @@ restart lose and double no finished game, and `ladder status` reads the leaderbo
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", "ladder", *args], cwd=cwd, env=ENV,
-                          capture_output=True, text=True, timeout=60, check=False)
-
-
-def _wait(what: str, cond: Callable[[], Any], timeout: float = 120.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _board(web: str) -> dict[str, dict[str, Any]]:
-    try:
-        with urllib.request.urlopen(f"{web}/api/leaderboard", timeout=5) as r:
-            return {b["bot"]: b for b in json.loads(r.read())["bots"]}
-    except OSError:
-        return {}
+from tests.tournaments.ladder_helpers import ENV
+from tests.tournaments.ladder_helpers import ladder_cli as _cli
+from tests.tournaments.ladder_helpers import leaderboard as _board
+from tests.tournaments.ladder_helpers import wait_for as _wait
 
 
 def _games(url: str) -> list[tuple[str, str]]:
