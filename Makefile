@@ -15,7 +15,7 @@ PYPROJECTS := pyproject.toml referee/rules/pyproject.toml protos/python/pyprojec
 $(STAMP): $(PYPROJECTS)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native]'
+	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native,envs]'
 	touch $(STAMP)
 
 # The rules core compiled by mypyc (referee/rules/native.py, which lists its sources), rebuilt when its build is absent
@@ -80,7 +80,7 @@ lint: $(STAMP)
 # Benchmarks (never part of `make test`): installs the `bench` extra (OpenSpiel, RLCard), prints a table and
 # writes bench-results.json. `make bench BENCH_ARGS=--quick` is a short smoke run.
 bench: $(STAMP) native
-	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native,bench]'
+	$(PY) -m pip install --quiet $(DISTS) -e '.[dev,native,envs,bench]'
 	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:
