@@ -121,7 +121,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self.default_time = default_time
         self.keep_finished = keep_finished if keep_finished is not None else limits.max_finished_kept
         self.sessions: dict[str, MatchSession] = {}
-        self.by_key: dict[str, tuple[str, str]] = {}  # CreateMatch idempotency key -> (match id, request digest)
+        self.by_key: dict[str, MatchSession] = {}  # CreateMatch idempotency key -> the match it made (while kept)
         self.finished: list[str] = []
         self.bots: dict[str, Connection] = {}  # bot token -> its live connection
         self.waiting: dict[str, list[tuple[MatchSession, int]]] = {}  # bot token -> seats to take on connect
@@ -292,16 +292,16 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
 
     def _repeat(self, request: pb.CreateMatchRequest) -> MatchSession | None:
         """The match a CreateMatch with this idempotency key made already (its first answer was lost), or None.
-        :raises IdempotencyKeyReused: the key names a match made by a different request."""
+        :raises KeyReused: the key names a match made by a different request."""
         check_text("the idempotency key", request.idempotency_key, self.limits.max_id_length)
         made = self.by_key.get(request.idempotency_key)
         if made is None:
             return None
-        match_id, digest = made
-        if digest != request_digest(request):
+        assert made.idempotency is not None  # (only sessions made with a key are in by_key)
+        if made.idempotency[1] != request_digest(request):
             raise KeyReused("IDEMPOTENCY_KEY_REUSED", f"the idempotency key {shown(request.idempotency_key)} made match "
-                            f"{match_id} from a different CreateMatch request; a new match needs a new key")
-        return self.sessions.get(match_id)
+                            f"{made.match_id} from a different CreateMatch request; a new match needs a new key")
+        return made
 
     def _live(self, client: str | None = None) -> int:
         """Running matches (of ``client``): counted as they start and end, not by walking every kept session."""
@@ -369,7 +369,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                                idempotency=(key, request_digest(request)) if key else None)
         self.sessions[match_id] = session
         if key:
-            self.by_key[key] = (match_id, request_digest(request))
+            self.by_key[key] = session
         for seat, token in enumerate(tokens):
             if not token:
                 continue
@@ -440,7 +440,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                 continue
             self.sessions[session.match_id] = session
             if found.idempotency is not None:
-                self.by_key[found.idempotency[0]] = (session.match_id, found.idempotency[1])
+                self.by_key[found.idempotency[0]] = session
             for seat, s in enumerate(session.seats):
                 if s.bot_token_hash:
                     self.waiting_digest.setdefault(s.bot_token_hash, []).append((session, seat))
