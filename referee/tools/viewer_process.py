@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -47,7 +48,9 @@ class ViewerProcess:
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      start_new_session=True)  # a Ctrl-C at the terminal reaches the parent only
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
+        # its port line, or nothing after START_TIMEOUT_S (a viewer stuck before it serves must not hang serve)
+        ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
+        line = self.proc.stdout.readline() if ready else ""
         try:
             self.port = int(json.loads(line)["port"])
         except (ValueError, KeyError, TypeError) as exc:
