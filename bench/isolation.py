@@ -198,8 +198,11 @@ def seed_records(address: str, records: Path, seconds: float, copies: int) -> st
 # ---------------------------------------------------------------- the attacker (a process of its own)
 
 
+ATTACKS = ("idle", "watch", "sse", "simulate", "viewer")
+
+
 async def attack(address: str, http: str, match_id: str, big: str, n: int, simulate: int, rollout: int,
-                 ready: Any) -> None:
+                 parts: frozenset[str] = frozenset(ATTACKS)) -> None:
     import aiohttp
 
     from rummy.search.v1 import search_pb2 as spb
@@ -209,7 +212,7 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
     host, port = address.rsplit(":", 1)
     http_host, http_port = http.removeprefix("http://").rsplit(":", 1)
     sockets: list[socket.socket] = []
-    for i in range(n):  # idle connections: half an HTTP/2 preface on the gRPC port, half an HTTP request on the viewer's
+    for i in range(n if "idle" in parts else 0):  # idle connections: half an HTTP/2 preface on the gRPC port, half an HTTP request on the viewer's
         try:
             s = socket.create_connection((host, int(port)) if i % 2 == 0 else (http_host, int(http_port)), timeout=5)
             s.sendall(H2_PREFACE if i % 2 == 0 else b"GET /api/records HTTP/1.1\r\nHost: x\r\n")
@@ -279,10 +282,11 @@ async def attack(address: str, http: str, match_id: str, big: str, n: int, simul
                 took[f"simulate_{exc.code().name}"] += 1
                 await asyncio.sleep(0.05)
 
-    tasks += [asyncio.create_task(watch(i)) for i in range(n)]
-    tasks += [asyncio.create_task(sse()) for _ in range(n)]
-    tasks += [asyncio.create_task(simulate_loop(i)) for i in range(simulate)]
-    tasks.append(asyncio.create_task(viewer_loop()))
+    tasks += [asyncio.create_task(watch(i)) for i in range(n if "watch" in parts else 0)]
+    tasks += [asyncio.create_task(sse()) for _ in range(n if "sse" in parts else 0)]
+    tasks += [asyncio.create_task(simulate_loop(i)) for i in range(simulate if "simulate" in parts else 0)]
+    if "viewer" in parts:
+        tasks.append(asyncio.create_task(viewer_loop()))
     await asyncio.sleep(3.0)  # let it all land
     print(json.dumps({"ready": True}), flush=True)
     await asyncio.to_thread(sys.stdin.readline)  # until the bench says stop
@@ -314,12 +318,14 @@ def main(argv: list[str] | None = None) -> int:
                    "as the referee; its own CPU is then the host's business, not the referee's)")
     p.add_argument("--rounds", type=int, default=3, help="unloaded then loaded, this many times in turns: the pace "
                    "ratio is each round's, its median reported (a shared host's speed drifts between phases)")
+    p.add_argument("--parts", default=",".join(ATTACKS), help="which attacks to run, comma separated (to find which "
+                   f"one costs the honest match most): {', '.join(ATTACKS)}")
     p.add_argument("--attack", nargs=4, metavar=("ADDRESS", "HTTP", "MATCH", "BIG"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     _raise_nofile()
     n = int(1000 * args.scale)
     if args.attack:
-        asyncio.run(attack(*args.attack, n, args.simulate, args.rollout, None))
+        asyncio.run(attack(*args.attack, n, args.simulate, args.rollout, frozenset(args.parts.split(","))))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "records"
@@ -336,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                     created = await create_honest(stub, args.variant, args.per_move_ms)
                     attacker = subprocess.Popen(
                         [sys.executable, "-m", "bench.isolation", "--scale", str(args.scale), "--simulate",
-                         str(args.simulate), "--rollout", str(args.rollout), "--attack", ref.address, ref.http,
+                         str(args.simulate), "--rollout", str(args.rollout), "--parts", args.parts, "--attack", ref.address, ref.http,
                          created.match_id, big], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                         env={**os.environ, "PYTHONPATH": os.getcwd()},
                         preexec_fn=(lambda: os.nice(args.attacker_nice)) if args.attacker_nice else None)
@@ -378,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     lat = [x for _, _, a, _ in rounds for x in a["latencies"]]
     rss_peak = max(r[3] for r in rounds)
     report = {
-        "scale": args.scale, "think_ms": args.think_ms, "serve_args": args.serve_args, "attacker_nice": args.attacker_nice,
+        "scale": args.scale, "parts": args.parts, "think_ms": args.think_ms, "serve_args": args.serve_args, "attacker_nice": args.attacker_nice,
         "simulate_calls": args.simulate, "rollout_decisions": args.rollout,
         "largest_record_mib": round(big_mb, 1), "records": args.copies + 1, "load_avg": os.getloadavg(),
         "rounds": [{"unloaded": un, "loaded": lo, "pace_ratio": r} for (un, lo, _, _), r in zip(rounds, ratios, strict=True)],

@@ -210,7 +210,10 @@ def test_a_match_takes_only_so_many_watchers() -> None:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await asyncio.wait_for(third.read(), 5)
             assert _reason(refused.value) == "LIMIT_MATCH_WATCHERS"
-            for w in first:
+            assert "viewer" in refused.value.details()  # where a crowd goes instead
+            admins = stub.Watch(pb.WatchRequest(match_id=created.match_id), metadata=_as_admin())
+            assert (await asyncio.wait_for(admins.read(), 5)).event.sequence >= 0  # a full match still lets the admin in
+            for w in (*first, admins):
                 w.cancel()
 
     asyncio.run(go())

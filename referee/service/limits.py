@@ -54,9 +54,10 @@ class ServerLimits:
                               "is closed")
     max_unclaimed_streams: int = _limit(64, "Play streams by bot tokens no match names and no admin minted (a server "
                                         "with no admin token), over all clients")
-    max_match_watchers: int = _limit(16, "Watch streams on one match (each event is one write per watcher: a crowd of "
-                                     "spectators belongs on the viewer's shared event stream)")
-    max_watchers: int = _limit(1024, "Watch streams over all matches")
+    max_match_watchers: int = _limit(4, "Watch streams on one match, the admin's aside (each event is one write per "
+                                     "watcher on the process that runs the matches: a crowd of spectators belongs on "
+                                     "the viewer's shared event stream, in a process of its own)")
+    max_watchers: int = _limit(1024, "Watch streams over all matches, the admin's aside")
     max_watch_queue: int = _limit(4096, "events waiting for one Watch stream; a slower reader is dropped (WATCH_TOO_SLOW)")
     max_outbox_bytes: int = _limit(8 * 2**20, "bytes waiting for one Play stream; a client that reads slower is dropped "
                                    "(SLOW_READER) and may rejoin")

@@ -517,22 +517,25 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         if session.done.is_set():
             return
         lim = self.limits
-        if len(session.watchers) >= lim.max_match_watchers:
+        admin = self._is_admin(context)  # the admin's watchers (a tournament's display) never wait for a crowd's
+        counted = sum(not w.admin for w in session.watchers)
+        if not admin and counted >= lim.max_match_watchers:
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_MATCH_WATCHERS",
-                         f"this match has {lim.max_match_watchers} watchers, the most one match may have")
-        if self.watching >= lim.max_watchers:
+                         f"this match has {lim.max_match_watchers} watchers, the most one match may have; a crowd "
+                         "watches through the viewer's live page")
+        if not admin and self.watching >= lim.max_watchers:
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "LIMIT_WATCHERS",
                          f"this server has {lim.max_watchers} watchers, the most it takes; try again later")
-        client = "" if self._is_admin(context) else await self._open_stream(context)
-        watcher = Watcher(lim.max_watch_queue)
+        client = "" if admin else await self._open_stream(context)
+        watcher = Watcher(lim.max_watch_queue, admin=admin)
         session.watchers.append(watcher)
-        self.watching += 1
+        self.watching += not admin
         try:
             async for frame in watcher.frames():
                 yield frame  # type: ignore[misc]  # an encoded WatchResponse: Watch's serializer passes bytes through
         finally:
             session.watchers.remove(watcher)
-            self.watching -= 1
+            self.watching -= not admin
             if client:
                 self._close_stream(client)
         if watcher.dropped:

@@ -175,8 +175,9 @@ class Watcher:
     the stream to write them. Bounded: a watcher that falls ``limit`` events behind is dropped, so a slow spectator
     costs the referee no more than that."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, admin: bool = False) -> None:
         self.limit = limit
+        self.admin = admin  # the admin's: outside the crowd's budgets
         self.items: deque[bytes | None] = deque()
         self.dropped = False
         self._ready = asyncio.Event()
