@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psutil
 
 from bench.wire import percentile
 from rummy.referee.v1 import referee_pb2 as pb
@@ -47,28 +48,6 @@ def _raise_nofile() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def _rss_mib(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:  # gone meanwhile
-        pass
-    return 0.0
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(stat.parent.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return out
 
 
 class Referee:
@@ -84,7 +63,11 @@ class Referee:
 
     def rss_mib(self) -> float:
         """The referee's resident memory with its children's (the viewer process, the search workers)."""
-        return sum(_rss_mib(pid) for pid in (self.proc.pid, *_children(self.proc.pid)))
+        try:
+            me = psutil.Process(self.proc.pid)
+            return sum(p.memory_info().rss for p in (me, *me.children(recursive=True))) / 2**20
+        except psutil.NoSuchProcess:  # one ended meanwhile: the next sample counts again
+            return 0.0
 
     def stop(self) -> None:
         self.proc.terminate()

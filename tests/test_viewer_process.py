@@ -12,38 +12,14 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import grpc
+import psutil
 import pytest
 
 from referee.tools.viewer_process import VIEWER_NICE
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:  # the field after the state: the parent's pid
-            out.append(int(stat.parent.name))
-    return out
-
-
-def _nice(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _get(url: str) -> dict:
@@ -66,16 +42,23 @@ def served(tmp_path):
 
 
 def _viewer_pid(referee_pid: int) -> int:
-    for pid in _children(referee_pid):
-        if b"referee.tools.viewer_process" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
-            return pid
+    for child in psutil.Process(referee_pid).children():
+        if "referee.tools.viewer_process" in child.cmdline():
+            return child.pid
     raise AssertionError("no viewer process among the referee's children")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_the_viewer_is_a_child_process_at_a_lower_priority_that_lists_a_running_match(served) -> None:
     proc, address, url = served
     viewer = _viewer_pid(proc.pid)
-    assert _nice(viewer) >= _nice(proc.pid) + VIEWER_NICE
+    assert psutil.Process(viewer).nice() >= psutil.Process(proc.pid).nice() + VIEWER_NICE
     with grpc.insecure_channel(address) as channel:
         created = pb_grpc.RefereeServiceStub(channel).CreateMatch(pb.CreateMatchRequest(
             variant="fortune", seats=[pb.SeatSpec(name="north"), pb.SeatSpec(name="south")], max_hands=1))
