@@ -175,7 +175,10 @@ class RummyGame:
         m = self.match
         for fixed in (m.variant, m.rules, m.config, self.space):
             memo[id(fixed)] = fixed
-        return _copy_value(self, memo)  # type: ignore[no-any-return]
+        new: RummyGame = _copy_value(self, memo)
+        if new._chooser is not None and self._chooser_key == self._key():
+            new._chooser_key = new._key()  # the copy's state is another object: its chooser (steps taken) holds
+        return new
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as how it was made and what was played (the match holds a callback pickle cannot write); it
