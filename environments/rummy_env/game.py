@@ -157,7 +157,7 @@ class RummyGame:
         self.trail: list[int | Action] = []  # every id stepped and every whole action submitted, in order
         self.returns = [0.0] * num_players
         self._chooser: Chooser | None = None
-        self._chooser_key: tuple[int, int] = (-1, 0)  # where the match stood when it was made
+        self._chooser_key = -1  # the match's log length when it was made (every move logs an event)
         self._knowledge: dict[int, tuple[int, list[dict[Card, int]]]] = {}
         self._trackers: dict[int, KnowledgeTracker] = {}  # per seat, through the hand in play
         self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
@@ -165,6 +165,7 @@ class RummyGame:
         self._scanned = 0
         self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
         self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
+        self._memos: dict[int, dict[str, Any]] = {}  # per seat: what its observation keeps from step to step
 
     # ------------------------------------------------------------ copies
 
@@ -175,10 +176,8 @@ class RummyGame:
         m = self.match
         for fixed in (m.variant, m.rules, m.config, self.space):
             memo[id(fixed)] = fixed
-        new: RummyGame = _copy_value(self, memo)
-        if new._chooser is not None and self._chooser_key == self._key():
-            new._chooser_key = new._key()  # the copy's state is another object: its chooser (steps taken) holds
-        return new
+        memo[id(self._memos)] = {}  # the observation's memo is not copied: a copy starts its own
+        return _copy_value(self, memo)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as how it was made and what was played (the match holds a callback pickle cannot write); it
@@ -216,7 +215,8 @@ class RummyGame:
 
     def chooser(self) -> Chooser:
         """The decision in play (made once per decision: the legal actions, spelled)."""
-        if self._chooser is None or self._chooser_key != self._key():  # (a hosted match moves on its own)
+        if self._chooser is None or self._chooser_key != len(self.match.log):  # (a hosted match moves on its own;
+            # a search that swaps the state for a sample keeps the log, and the steps taken)
             d = self.match.pending()
             if d is None:
                 raise RuntimeError("the game is over")
@@ -224,7 +224,7 @@ class RummyGame:
             assert state is not None
             slots = {m.id: i for i, m in enumerate(state.melds)}
             self._chooser = Chooser(self.space, self.match.legal_actions(d.seat), slots)
-            self._chooser_key = self._key()
+            self._chooser_key = len(self.match.log)
         return self._chooser
 
     def legal_ids(self) -> list[int]:
@@ -240,6 +240,13 @@ class RummyGame:
         if got is None or got[0] != key:
             got = self._views[seat] = (key, self.match.view(seat))
         return got[1]
+
+    def memo(self, seat: int) -> dict[str, Any]:
+        """The seat's observation memo (``observation_entries(..., memo=)``): positions kept while they hold."""
+        got = self._memos.get(seat)
+        if got is None:
+            got = self._memos[seat] = {}
+        return got
 
     def events(self, seat: int) -> list[Event]:
         return list(self._hand_events(seat))

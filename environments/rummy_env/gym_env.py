@@ -114,7 +114,7 @@ class RummyGymEnv(gym.Env[Any, Any]):
         known = g.known_cards(seat) if self.known and not over else []
         prefix = g.chooser().prefix if not over and g.current_seat == seat else []
         mask = g.mask() if not over and g.current_seat == seat else np.zeros(g.space.size, dtype=np.int8)
-        return {"observation": observation_tensor(g.view(seat), known, prefix), "action_mask": mask}
+        return {"observation": observation_tensor(g.view(seat), known, prefix, memo=g.memo(seat)), "action_mask": mask}
 
     def _play_others(self) -> float:
         """The other seats' moves until the learner is to act or the game ends; the learner's reward meanwhile."""

@@ -71,7 +71,7 @@ class BatchEnv:
             s = g.current_seat
             self.seat[b] = s
             known = g.known_cards(s) if self.known else []
-            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size)
+            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size, memo=g.memo(s))
             obs_idx += i
             obs_val += v
             base = b * actions
