@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from operator import is_
 from typing import Any
 
@@ -157,7 +158,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     if kept is not None and len(kept[0]) == len(melds) and all(map(is_, kept[0], melds)):
         meld_idx, meld_val = kept[1], kept[2]
     else:
-        meld_idx, meld_val = _meld_entries(melds, at, me, n, space.max_melds)
+        meld_idx, meld_val = _meld_entries(melds, at, me, n, space.max_melds, memo)
         if memo is not None:
             memo["melds"] = (melds, meld_idx, meld_val)
     for p in prefix[1:]:  # the cards, wilds and named cards picked so far
@@ -226,25 +227,36 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
 _MOVE_PLANES = {"PICK": "move_cards", "WILD": "move_wilds", "AS": "move_as"}
 
 
-def _meld_entries(melds: Sequence[Any], at: Mapping[str, int], me: int, n: int, max_melds: int
-                  ) -> tuple[list[int], list[float]]:
-    """The table's melds' entries: the counts by owner and by slot, then the flags (slot owners, slots used)."""
+def _meld_entries(melds: Sequence[Any], at: Mapping[str, int], me: int, n: int, max_melds: int,
+                  memo: dict[str, Any] | None = None) -> tuple[list[int], list[float]]:
+    """The table's melds' entries: the counts by owner and by slot, then the flags (slot owners, slots used).
+
+    Each slot's positions are kept in ``memo`` with its meld object: a move changes one meld or adds one, so only
+    that slot is read again (a seat's memo misses whenever any meld changed since its last observation)."""
     c = NUM_CARDS
     owners, slots = at["melds_by_owner"], at["meld_slots"]
     meld_owner, meld_used = at["meld_owner"], at["meld_used"]
-    pos: list[int] = []
-    flags: list[int] = []  # positions set to 1
+    kept: list[tuple[Any, list[int], tuple[int, ...]]] = memo.get("slots", []) if memo is not None else []
+    now: list[tuple[Any, list[int], tuple[int, ...]]] = []
     for slot, m in enumerate(melds):
+        if slot < len(kept) and kept[slot][0] is m:
+            now.append(kept[slot])
+            continue
         ids = [_CARD(p.card) for p in m.cards]
         o = (m.owner - me) % n
         row = owners + o * c
-        pos += [row + i for i in ids]
+        pos = [row + i for i in ids]
+        flags: tuple[int, ...] = ()
         if slot < max_melds:
             row = slots + slot * c
             pos += [row + i for i in ids]
-            flags += (meld_owner + slot * n + o, meld_used + slot)
-    counted = Counter(pos)
-    return [*counted, *flags], [*map(float, counted.values()), *[1.0] * len(flags)]
+            flags = (meld_owner + slot * n + o, meld_used + slot)
+        now.append((m, pos, flags))
+    if memo is not None:
+        memo["slots"] = now
+    counted = Counter(chain.from_iterable(e[1] for e in now))
+    flat = [*chain.from_iterable(e[2] for e in now)]
+    return [*counted, *flat], [*map(float, counted.values()), *[1.0] * len(flat)]
 
 
 def _meld_text(view: SeatView, slot: int) -> str:
