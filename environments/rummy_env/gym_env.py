@@ -12,8 +12,8 @@ over the other seats' moves.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -21,7 +21,6 @@ import numpy as np
 
 from rummy_env._core import Action, SeatView
 from rummy_env.game import RummyGame
-from rummy_env.hosted import GrpcBot
 from rummy_env.observation import observation_tensor
 from rummy_env.pettingzoo_env import rank_rewards
 
@@ -35,6 +34,18 @@ class IdPolicy:
     """Plays the ids one at a time, as a learner does: ``fn(observation, action_mask) -> id``."""
 
     fn: Callable[[np.ndarray, np.ndarray], int]
+
+
+@dataclass(frozen=True)
+class GrpcBot:
+    """An opponent that is a bot process over gRPC: ``command`` is run with ``--referee ADDRESS`` appended and its
+    bot token in ``RUMMY_BOT_TOKEN`` (a command starting with ``python`` runs on this interpreter). One process per
+    seat, started when the env is made and kept for every episode; ``env`` is added to its environment."""
+
+    command: tuple[str, ...]
+    name: str = "bot"
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def id_policy(fn: Callable[[np.ndarray, np.ndarray], int]) -> IdPolicy:

@@ -23,8 +23,7 @@ import asyncio
 import contextlib
 import secrets
 import tempfile
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,6 +39,7 @@ from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.wire import protocodec as codec
 from rummy_env._core import Action
+from rummy_env.gym_env import GrpcBot
 from tournaments.botproc import BotProcess
 from tournaments.config import BotSpec
 
@@ -57,18 +57,6 @@ class HostError(RuntimeError):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-
-
-@dataclass(frozen=True)
-class GrpcBot:
-    """An opponent that is a bot process over gRPC: ``command`` is run with ``--referee ADDRESS`` appended and its
-    bot token in ``RUMMY_BOT_TOKEN`` (a command starting with ``python`` runs on this interpreter). One process per
-    seat, started when the env is made and kept for every episode; ``env`` is added to its environment."""
-
-    command: tuple[str, ...]
-    name: str = "bot"
-    cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
 
 
 class _InProcessSeat(Connection):
@@ -240,6 +228,4 @@ class Host:
         return [p.proc.pid for p in self.procs.values() if p.proc is not None and p.proc.returncode is None]
 
 
-def bot_command(command: Sequence[str] | GrpcBot) -> GrpcBot:
-    return command if isinstance(command, GrpcBot) else GrpcBot(tuple(command))
 

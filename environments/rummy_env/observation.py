@@ -25,7 +25,7 @@ from rummy_env._core import Card, Event, Phase, SeatView, find, format_cards
 from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
 __all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "observation_string", "information_state_string",
-           "event_text", "POINT_SCALE"]
+           "event_text", "POINT_SCALE", "as_positions", "as_values"]
 
 POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
 _PHASES = (Phase.DRAW, Phase.PLAY, Phase.DISCARD, Phase.OFFER)
@@ -112,8 +112,19 @@ def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], pref
     else:
         t = out
         t.fill(0.0)
-    t[idx] = val
+    t[as_positions(idx)] = as_values(val)
     return t
+
+
+def as_positions(idx: list[int]) -> np.ndarray:
+    """``idx`` as an index array: ``fromiter`` reads a list of known type and length about 20% faster than numpy's
+    own reading of a list in ``t[idx] = val`` (which looks for its shape and type: 6 against 7.5 µs a tensor of
+    ~100 entries)."""
+    return np.fromiter(idx, np.intp, len(idx))
+
+
+def as_values(val: list[float]) -> np.ndarray:
+    return np.fromiter(val, np.float32, len(val))
 
 
 def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int], offset: int = 0,
