@@ -40,7 +40,7 @@ from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.wire import protocodec as codec
 from rummy_env._core import Action
 from rummy_env.gym_env import GrpcBot
-from tournaments.botproc import BotProcess
+from tournaments.botproc import BotProcess, cannot_start
 from tournaments.config import BotSpec
 
 __all__ = ["GrpcBot", "Host", "HostError", "LEARNER_BANK_MS"]
@@ -50,7 +50,7 @@ LEARNER_BANK_MS = 2**31  # the learner's time bank (~24 days): it is never timed
 
 
 class HostError(RuntimeError):
-    """The hosted match could not go on: ``code`` is the referee's reason code (``MATCH_CREATE_FAILED``,
+    """The hosted match could not go on: ``code`` says why (``BOT_CANNOT_START``, ``MATCH_CREATE_FAILED``,
     ``ACTION_REJECTED`` with the referee's own code after it, ``REFEREE_GONE``, ``POLICY_FAILED``)."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -97,6 +97,13 @@ class Host:
                  log_dir: str | Path | None = None, log_level: str = "warning", start_s: float = 60.0) -> None:
         if not structlog.is_configured():  # the referee logs five lines a match: a training loop would drown in them
             configure_logging(log_level, json=False)
+        specs = {seat: BotSpec(b.name, tuple(b.command), Path(b.cwd) if b.cwd else None, dict(b.env))
+                 for seat, b in bots.items()}
+        for seat, spec in specs.items():  # a mistyped command is an error now, not a forfeit per episode
+            if not spec.command:
+                raise HostError("BOT_CANNOT_START", f"seat {seat}: a GrpcBot needs a command")
+            if (why := cannot_start(spec)) is not None:
+                raise HostError("BOT_CANNOT_START", f"seat {seat} ({spec.name}): {why}")
         self.per_move_ms = per_move_ms
         self.connect_ms = connect_ms
         self._admin = secrets.token_hex(16)  # CreateMatch needs it; the bots' tokens are minted with it
@@ -104,9 +111,8 @@ class Host:
         self.log_dir = Path(self._logs.name if self._logs is not None else str(log_dir))
         self.referee = EmbeddedReferee(admin_token=self._admin)
         self.address = self.referee.start()
-        self.procs = {seat: BotProcess(BotSpec(b.name, tuple(b.command), Path(b.cwd) if b.cwd else None, dict(b.env)),
-                                       seat, self.address, self.log_dir, admin_token=self._admin)
-                      for seat, b in bots.items()}
+        self.procs = {seat: BotProcess(spec, seat, self.address, self.log_dir, admin_token=self._admin)
+                      for seat, spec in specs.items()}
         self._channel = grpc.insecure_channel(self.address)
         self._stub = pb_grpc.RefereeServiceStub(self._channel)  # type: ignore[no-untyped-call]  # generated, untyped
         self.error: BaseException | None = None  # an in-process policy's failure, raised to the env at its next wait

@@ -142,3 +142,15 @@ def test_a_resign_mid_match_does_not_break_the_learner() -> None:
         assert list(env._session.result.forfeited) == [1]
     finally:
         env.close()
+
+
+def test_a_bot_command_that_cannot_start_is_refused_before_anything_starts() -> None:
+    with pytest.raises(HostError, match="BOT_CANNOT_START.*not on the PATH"):
+        RummyGymEnv("indian", num_players=2, opponents=GrpcBot(("no-such-bot-program",)))
+    with pytest.raises(HostError, match="BOT_CANNOT_START.*needs a command"):
+        RummyGymEnv("indian", num_players=2, opponents=GrpcBot(()))
+
+
+def test_an_opponent_is_named_for_every_other_seat() -> None:
+    with pytest.raises(ValueError, match="seat 2 has no opponent"):
+        RummyGymEnv("fortune", num_players=3, opponents=[None, GREEDY, None])
