@@ -2,7 +2,9 @@
 gin_rummy through its RL environment and RLCard's gin-rummy env, measured in the same run.
 
 One env: the PettingZoo AEC env driven by ``last()`` and a random allowed id; batched: ``BatchEnv`` of 32 games
-stepped in one call, and ``ProcessBatchEnv`` of 32 games over two worker processes. A step is one action id (OpenSpiel's and RLCard's are one action too).
+stepped in one call, and ``ProcessBatchEnv`` of 32 games over two worker processes. A step is one action id
+(OpenSpiel's and RLCard's are one action too). Rates are per second of the process's CPU time (the workers' rate
+per second of wall time), so the ratios to the peers hold on a busy machine.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ SEATS = {"indian": 2, "500-rum": 2, "500-partnership": 4, "persian": 4, "fortune
          "skarney-singles": 2, "iceberg": 2}
 
 
-def _timed(step: Callable[[], int], seconds: float) -> Rate:
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+def _timed(step: Callable[[], int], seconds: float, clock: Callable[[], float] = time.process_time) -> Rate:
+    """Steps per second of ``clock``: by default the process's CPU time, so that on a shared machine the figure is
+    the step's own cost, not how often the process got a core (wall time, at a load of 8 on 2 cores, divided every
+    rate by about four, and the peers, measured at other moments, by other amounts)."""
+    n, start = 0, clock()
+    while clock() - start < seconds:
         n += step()
-    return n / (time.perf_counter() - start)
+    return n / (clock() - start)
 
 
 def single_rate(variant: str, seconds: float) -> Rate:
@@ -68,7 +73,7 @@ def processes_rate(variant: str, seconds: float, num_envs: int = 32, workers: in
             env.step(env.random_ids(rng))
             return num_envs
 
-        return _timed(step, seconds)
+        return _timed(step, seconds, time.perf_counter)  # wall time: the work is in the workers
 
 
 def openspiel_rate(seconds: float) -> Rate | None:
@@ -134,7 +139,30 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
     }
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.env [--seconds S] [--variants ...] [--write bench-results.json]``: prints the figures;
+    ``--write`` merges them into the results file ``make bench`` writes (its other sections' figures kept), with
+    the load average before and after the run (the machine is shared: figures from a busy one are low)."""
+    import argparse
     import json
+    import os
+    from pathlib import Path
 
-    print(json.dumps(run(1.0), indent=1))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
+    p.add_argument("--variants", nargs="+", default=list(SEATS), choices=list(SEATS))
+    p.add_argument("--write", type=Path, default=None, help="merge the figures into this JSON file")
+    args = p.parse_args(argv)
+    load = os.getloadavg()
+    res = run(args.seconds, tuple(args.variants))
+    res["env_machine"] = {"cpus": os.cpu_count(), "load_avg": load, "load_avg_end": os.getloadavg(),
+                          "seconds_each": args.seconds}
+    print(json.dumps(res, indent=1))
+    if args.write is not None:
+        old = json.loads(args.write.read_text()) if args.write.exists() else {}
+        args.write.write_text(json.dumps({**old, **res}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -327,7 +327,8 @@ class Chooser:
 
     def mask(self) -> np.ndarray:
         m = np.zeros(self.space.size, dtype=np.int8)
-        m[self.legal_ids()] = 1
+        ids = self.legal_ids()
+        m[np.fromiter(ids, np.intp, len(ids))] = 1  # (see observation.as_positions)
         return m
 
     def step(self, action_id: int) -> Action | None:

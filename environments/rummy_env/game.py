@@ -140,7 +140,8 @@ class RummyGame:
     ``decks`` stacks the deck of each hand, top card first (what OpenSpiel's chance nodes deal)."""
 
     def __init__(self, variant: str, num_players: int, options: Mapping[str, str] | None = None, seed: str = "0",
-                 max_hands: int = 1, max_turns_per_hand: int = 400, decks: tuple[tuple[Card, ...], ...] = ()) -> None:
+                 max_hands: int = 1, max_turns_per_hand: int = 400, decks: tuple[tuple[Card, ...], ...] = (),
+                 match: Match | None = None) -> None:
         v = find(variant)
         self.variant = v.name
         self.options = {k: str(val) for k, val in (options or {}).items()}
@@ -148,11 +149,15 @@ class RummyGame:
         self.space: ActionSpace = action_space(v.name)
         self.lower_is_better = v.lower_is_better
         self._made = (v.name, num_players, self.options, str(seed), max_hands, max_turns_per_hand, decks)
-        self.match = Match(MatchConfig(v.name, num_players, self.options, seed=str(seed), decks=decks,
-                                       max_turns_per_hand=max_turns_per_hand, max_hands=max_hands))
+        # ``match``: one made elsewhere (a referee's session, ``rummy_env.hosted``), which moves it; this game then
+        # only reads it and spells ids (``spell``), and never submits to it
+        self.match = match if match is not None else Match(MatchConfig(
+            v.name, num_players, self.options, seed=str(seed), decks=decks, max_turns_per_hand=max_turns_per_hand,
+            max_hands=max_hands))
         self.trail: list[int | Action] = []  # every id stepped and every whole action submitted, in order
         self.returns = [0.0] * num_players
         self._chooser: Chooser | None = None
+        self._chooser_key = -1  # the match's log length when it was made (every move logs an event)
         self._knowledge: dict[int, tuple[int, list[dict[Card, int]]]] = {}
         self._trackers: dict[int, KnowledgeTracker] = {}  # per seat, through the hand in play
         self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
@@ -160,6 +165,7 @@ class RummyGame:
         self._scanned = 0
         self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
         self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
+        self._memos: dict[int, dict[str, Any]] = {}  # per seat: what its observation keeps from step to step
 
     # ------------------------------------------------------------ copies
 
@@ -170,6 +176,7 @@ class RummyGame:
         m = self.match
         for fixed in (m.variant, m.rules, m.config, self.space):
             memo[id(fixed)] = fixed
+        memo[id(self._memos)] = {}  # the observation's memo is not copied: a copy starts its own
         return _copy_value(self, memo)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -208,7 +215,8 @@ class RummyGame:
 
     def chooser(self) -> Chooser:
         """The decision in play (made once per decision: the legal actions, spelled)."""
-        if self._chooser is None:
+        if self._chooser is None or self._chooser_key != len(self.match.log):  # (a hosted match moves on its own;
+            # a search that swaps the state for a sample keeps the log, and the steps taken)
             d = self.match.pending()
             if d is None:
                 raise RuntimeError("the game is over")
@@ -216,6 +224,7 @@ class RummyGame:
             assert state is not None
             slots = {m.id: i for i, m in enumerate(state.melds)}
             self._chooser = Chooser(self.space, self.match.legal_actions(d.seat), slots)
+            self._chooser_key = len(self.match.log)
         return self._chooser
 
     def legal_ids(self) -> list[int]:
@@ -231,6 +240,13 @@ class RummyGame:
         if got is None or got[0] != key:
             got = self._views[seat] = (key, self.match.view(seat))
         return got[1]
+
+    def memo(self, seat: int) -> dict[str, Any]:
+        """The seat's observation memo (``observation_entries(..., memo=)``): positions kept while they hold."""
+        got = self._memos.get(seat)
+        if got is None:
+            got = self._memos[seat] = {}
+        return got
 
     def events(self, seat: int) -> list[Event]:
         return list(self._hand_events(seat))
@@ -290,6 +306,24 @@ class RummyGame:
         if action is None:
             return out
         self.submit(action, out)
+        return out
+
+    def spell(self, action_id: int) -> Action | None:
+        """Take one id for the seat to act without submitting: the move it completes (for whoever submits it: a
+        hosted match's session), else None. :raises ActionCodeError: for an id the mask does not allow."""
+        action = self.chooser().step(int(action_id))
+        self.trail.append(int(action_id))
+        if action is not None:
+            self._chooser = None
+        return action
+
+    def rewards_since(self, hands_before: int) -> list[float]:
+        """The points each seat scored in the hands ended since ``hands_before`` hands were played (more is
+        better: negated where the variant counts penalties)."""
+        out = [0.0] * self.num_players
+        for score in self.match.game.history[hands_before:]:
+            for s, p in enumerate(score.points):
+                out[s] += float(-p if self.lower_is_better else p)
         return out
 
     def submit(self, action: Action, out: StepResult | None = None) -> StepResult:

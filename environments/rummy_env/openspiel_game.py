@@ -152,7 +152,7 @@ class RummyObserver:
             return
         prefix = g.chooser().prefix if not g.over and g.current_seat == player else []
         known = g.known_cards(player) if not g.over else []
-        observation_tensor(g.view(player), known, prefix, out=self.tensor)
+        observation_tensor(g.view(player), known, prefix, out=self.tensor, memo=g.memo(player))
 
     def string_from(self, state: RummyState, player: int) -> str:
         g = state.game

@@ -56,6 +56,7 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         self.space = action_space(v.name)
         self.layout = layout(v.name, self.num_players)
         self.possible_agents = [f"player_{s}" for s in range(self.num_players)]
+        self._seats = {a: s for s, a in enumerate(self.possible_agents)}
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.space.size,), np.int8),
@@ -72,7 +73,7 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         return self._act_space
 
     def seat(self, agent: str) -> int:
-        return self.possible_agents.index(agent)
+        return self._seats[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
@@ -102,14 +103,17 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         return self.game.chooser().prefix
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        assert self.game is not None
-        s = self.seat(agent)
-        obs = observation_tensor(self.game.view(s), self._known(s), self._prefix(s))
-        if not self.game.over and self.game.current_seat == s:
-            mask = self.game.mask()
+        g = self.game
+        assert g is not None
+        s = self._seats[agent]
+        to_act = g.current_seat  # -1 once the game is over
+        if to_act == s:
+            ch = g.chooser()
+            prefix, mask = ch.prefix, ch.mask()
         else:
-            mask = np.zeros(self.space.size, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+            prefix, mask = [], np.zeros(self.space.size, dtype=np.int8)
+        known = g.known_cards(s) if self.known and to_act >= 0 else []
+        return {"observation": observation_tensor(g.view(s), known, prefix, memo=g.memo(s)), "action_mask": mask}
 
     def observation_string(self, agent: str) -> str:
         assert self.game is not None

@@ -194,8 +194,10 @@ def tournament(weights: Path, variant: str, seats: int, deals: int, output: Path
     import referee
     import rummy_env
     import rummybot
+    from rummy.referee.v1 import referee_pb2  # the wire code (protos/python in a checkout): the SDK imports it
 
-    roots = tuple(dict.fromkeys(Path(m.__file__ or "").resolve().parent.parent for m in (rummy_env, rummybot, referee)))
+    roots = tuple(dict.fromkeys([*(Path(m.__file__ or "").resolve().parent.parent for m in (rummy_env, rummybot, referee)),
+                                 Path(referee_pb2.__file__ or "").resolve().parents[3]]))
     bots = (BotSpec("trained", (sys.executable, "-m", "rummy_env.bot", "--weights", str(weights)),
                     env={"PYTHONPATH": os.pathsep.join(map(str, roots))}, binds=(weights, *roots)),
             BotSpec("random", (sys.executable, "-m", "rummybot.bots.random_bot")))

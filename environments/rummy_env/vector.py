@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from rummy_env.game import RummyGame
-from rummy_env.observation import layout, observation_entries
+from rummy_env.observation import as_positions, as_values, layout, observation_entries
 
 __all__ = ["BatchEnv", "ProcessBatchEnv"]
 
@@ -71,15 +71,15 @@ class BatchEnv:
             s = g.current_seat
             self.seat[b] = s
             known = g.known_cards(s) if self.known else []
-            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size)
+            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size, memo=g.memo(s))
             obs_idx += i
             obs_val += v
             base = b * actions
             mask_idx += [base + a for a in g.legal_ids()]
         self.obs.fill(0.0)
-        self.obs.reshape(-1)[obs_idx] = obs_val
+        self.obs.reshape(-1)[as_positions(obs_idx)] = as_values(obs_val)
         self.mask.fill(0)
-        self.mask.reshape(-1)[mask_idx] = 1
+        self.mask.reshape(-1)[as_positions(mask_idx)] = 1
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self.games = [self._new() for _ in range(self.num_envs)]
