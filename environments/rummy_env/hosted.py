@@ -135,7 +135,7 @@ class Host:
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop:
-        loop = self.referee._loop  # the embedded referee's own loop (its thread runs it)
+        loop = self.referee.loop  # the embedded referee's own loop (its thread runs it)
         if loop is None or self.closed:
             raise HostError("REFEREE_GONE", "the env's embedded referee is stopped (the env was closed)")
         return loop
@@ -149,12 +149,11 @@ class Host:
             coro.close()  # never to run
             raise
         fut = asyncio.run_coroutine_threadsafe(coro, loop)
-        thread = self.referee._thread
         while True:
             try:
                 return fut.result(timeout=1.0)
             except TimeoutError:
-                if thread is None or not thread.is_alive():
+                if not self.referee.is_running():
                     fut.cancel()
                     raise HostError("REFEREE_GONE", "the embedded referee's thread ended") from None
 

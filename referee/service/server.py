@@ -918,6 +918,16 @@ class EmbeddedReferee:
             raise RuntimeError("the embedded referee did not start")
         return self.address
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the referee runs on, None once stopped: another thread schedules its reads of a match here, so
+        the match cannot move under them."""
+        return self._loop
+
+    def is_running(self) -> bool:
+        """Whether the referee's thread still runs (a wait on its loop checks it rather than hang)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def stop(self, grace: float = 1.0) -> None:
         if self._loop is None or self._server is None:
             return
