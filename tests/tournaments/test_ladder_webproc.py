@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.tournaments.ladder_helpers import ENV
-from tests.tournaments.ladder_helpers import ladder_cli as _cli
+from tests.tournaments.ladder_helpers import ladder_here as _cli
 from tests.tournaments.ladder_helpers import leaderboard as _board
 from tests.tournaments.ladder_helpers import wait_for as _wait
 from tournaments.faults import SeatFaults
@@ -49,11 +49,11 @@ def _count(log: Path, event: str) -> int:
     return log.read_text().count(f'"event": "{event}"') if log.is_file() else 0
 
 
-def _config(tmp: Path, web: str = "127.0.0.1:0") -> None:
+def _config(tmp: Path, web: str = "127.0.0.1:0", bots: bool = True) -> None:
     (tmp / "ladder.toml").write_text(
         f'[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:0"\nweb = "{web}"\n'
         "concurrency = 2\nmax_hands = 1\nrefit_s = 0.5\ntime_control = { per_move_ms = 3000, connect_ms = 5000 }\n")
-    for name, module in (("greedy", "greedy"), ("random", "random_bot")):
+    for name, module in (("greedy", "greedy"), ("random", "random_bot")) if bots else ():
         done = _cli("bots", "add", name, "-c", "ladder.toml", "--sandbox", "none", "--", "python", "-m",
                     f"rummybot.bots.{module}", cwd=tmp)
         assert done.returncode == 0, done.stderr
@@ -132,7 +132,7 @@ def test_a_web_port_in_use_stops_serve_with_one_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        _config(tmp_path, f"127.0.0.1:{taken.getsockname()[1]}")
+        _config(tmp_path, f"127.0.0.1:{taken.getsockname()[1]}", bots=False)
         done = subprocess.run([sys.executable, "-m", "tournaments.cli", "ladder", "serve", "ladder.toml"], cwd=tmp_path,
                               env=ENV, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0

@@ -435,22 +435,26 @@ class LadderService:
             channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=admin_interceptors(self._admin))
             self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
             internal = None
+            web: asyncio.Future[Any] | None = None
             try:
-                if cfg.cluster:
-                    await self._join_cluster(cfg.cluster)
                 if cfg.web:
                     inside = cleanup.enter_context(private_socket_dir()) / "service.sock"  # the page's way in
                     internal = await start_internal(inside, self.presence_json, metrics.render)
                     host, _, wport = cfg.web.rpartition(":")
-                    self.web = await asyncio.to_thread(LadderWebProcess, {
+                    # started now, awaited below: its interpreter's start overlaps the service's own
+                    web = asyncio.ensure_future(asyncio.to_thread(LadderWebProcess, {
                         "database": str(cfg.storage), "records": str(cfg.data / "records"),
                         "host": host or "127.0.0.1", "port": int(wport), "limits": self.referee.limits,
-                        "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")})
-                    self.web_port = self.web.port
-                    self.log.info("ladder_web_started", pid=self.web.pid, port=self.web_port)
+                        "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")}))
+                if cfg.cluster:
+                    await self._join_cluster(cfg.cluster)
                 self.rater = Rater.resume(self.store)  # the last rating run's totals, summed by the database
                 self.stored, self.fault_summaries = self.store.game_count(), self.store.faults()
                 await self.refit()
+                if web is not None:
+                    self.web = await web
+                    self.web_port = self.web.port
+                    self.log.info("ladder_web_started", pid=self.web.pid, port=self.web_port)
                 self.refresh()
                 self.log.info("ladder_started", referee=self.address, web=self.web_port, bots=len(self.bots),
                               games=self.stored)
@@ -478,6 +482,9 @@ class LadderService:
                 await asyncio.gather(*(p.stop() for p in self.pools.values()), return_exceptions=True)
                 for cg in self.cgroups:
                     cg.remove_all()
+                if web is not None and self.web is None:  # stopped before the page reported its port
+                    with contextlib.suppress(Exception):
+                        self.web = await web
                 if self.web is not None:
                     await asyncio.to_thread(self.web.close)
                 if internal is not None:
