@@ -2,7 +2,7 @@
 does: a client looping on its heaviest pages shares no event loop with matchmaking and the games, which go on; the
 page reads the store (SQLite read-only, or PostgreSQL) and asks the service only for what its memory alone holds
 (who is online, what is being played, the referee's metrics), at most once a second; it ends with the service,
-however the service ends; a port in use stops `ladder serve` with one line.
+however the service ends, and is started again if it dies; a port in use stops `ladder serve` with one line.
 
 The store-reading half is also checked in this process, on both stores: the fault tallies it keeps by adding the
 games stored since it last looked equal the store's whole count, and a presence not known shows online as unknown."""
@@ -114,6 +114,11 @@ def test_the_page_is_a_process_of_its_own_and_the_ladder_plays_on_while_a_client
         finished_total = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()
                              if line.startswith("rummy_matches_finished_total{"))
         assert finished_total >= 4 and "rummy_connected_bots 2.0" in scraped, scraped[:1000]
+        # the page process killed (a crash, the OOM killer): the service starts another on the same port
+        os.kill(page_pid, signal.SIGKILL)
+        page_pid = int(_wait("a new page process", lambda: (a := json.loads((tmp / "data" / "service.json").read_text()))
+                             and int(a["web_pid"]) != page_pid and a["web_pid"], timeout=60))
+        assert _wait("the page again", lambda: _board(web)) and service.poll() is None
         # kill -9 of the service: the page ends with it (its stdin pipe closes)
         service.send_signal(signal.SIGKILL)
         service.wait(10)

@@ -54,6 +54,7 @@ __all__ = ["LadderService", "serve"]
 TICK_S = 0.2
 REFRESH_S = 1.0  # the registry and the bots are read from the store this often (the CLI writes there)
 KEY_REREAD_S = 0.2  # and the keys at most this often when an unknown ladder key joins
+WEB_RESTART_S = 5.0  # a web page process that exited is started again at most this often
 
 
 class LadderService:
@@ -88,6 +89,9 @@ class LadderService:
         self.stop = asyncio.Event()
         self._keys_read = 0.0  # when the keys were last read for an unknown key (``_key_added_since``)
         self.web: Any = None  # the web page's process (webproc.LadderWebProcess)
+        self._web_settings: dict[str, Any] = {}
+        self._web_restart: asyncio.Task[None] | None = None
+        self._web_tried = -math.inf
         self.client: Any = None  # the Dask client with ``cluster``: house bots' games go to its workers
         self.on_cluster = 0  # games this run played on the cluster
 
@@ -396,6 +400,31 @@ class LadderService:
 
     # ------------------------------------------------------------ the whole service
 
+    def _watch_web(self) -> None:
+        """The web page's process gone (a crash, an out-of-memory kill): start another on the same port, at most every
+        ``WEB_RESTART_S``; the ladder does not wait for it."""
+        if self.web is None or self.web.proc.poll() is None or self._web_restart is not None:
+            return
+        if time.monotonic() - self._web_tried < WEB_RESTART_S:
+            return
+        self._web_tried = time.monotonic()
+        self.log.error("ladder_web_exited", pid=self.web.pid, code=self.web.proc.returncode)
+        self._web_restart = asyncio.get_running_loop().create_task(self._restart_web())
+
+    async def _restart_web(self) -> None:
+        from tournaments.ladder.webproc import LadderWebProcess, WebStartFailed
+
+        old = self.web
+        try:
+            await asyncio.to_thread(old.close)
+            self.web = await asyncio.to_thread(LadderWebProcess, {**self._web_settings, "port": self.web_port})
+            self.log.info("ladder_web_started", pid=self.web.pid, port=self.web_port, again=True)
+            self._write_addresses()
+        except WebStartFailed as exc:  # tried again at the next watch (the old one stays, exited)
+            self.log.error("ladder_web_not_restarted", error=str(exc))
+        finally:
+            self._web_restart = None
+
     def _write_addresses(self) -> None:
         """DATA/service.json: the ports the service got (a config may say port 0), for ``ladder status`` and tests."""
         import json
@@ -441,11 +470,12 @@ class LadderService:
                     inside = cleanup.enter_context(private_socket_dir()) / "service.sock"  # the page's way in
                     internal = await start_internal(inside, self.presence_json, metrics.render)
                     host, _, wport = cfg.web.rpartition(":")
-                    # started now, awaited below: its interpreter's start overlaps the service's own
-                    web = asyncio.ensure_future(asyncio.to_thread(LadderWebProcess, {
+                    self._web_settings = {
                         "database": str(cfg.storage), "records": str(cfg.data / "records"),
                         "host": host or "127.0.0.1", "port": int(wport), "limits": self.referee.limits,
-                        "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")}))
+                        "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")}
+                    # started now, awaited below: its interpreter's start overlaps the service's own
+                    web = asyncio.ensure_future(asyncio.to_thread(LadderWebProcess, self._web_settings))
                 if cfg.cluster:
                     await self._join_cluster(cfg.cluster)
                 self.rater = Rater.resume(self.store)  # the last rating run's totals, summed by the database
@@ -466,6 +496,7 @@ class LadderService:
                     now = time.monotonic()
                     if now - last_refresh >= REFRESH_S:
                         self.refresh()
+                        self._watch_web()
                         last_refresh = now
                     self.schedule()
                     if now - last_refit >= cfg.refit_s:
@@ -482,6 +513,9 @@ class LadderService:
                 await asyncio.gather(*(p.stop() for p in self.pools.values()), return_exceptions=True)
                 for cg in self.cgroups:
                     cg.remove_all()
+                if self._web_restart is not None:
+                    with contextlib.suppress(Exception):
+                        await self._web_restart
                 if web is not None and self.web is None:  # stopped before the page reported its port
                     with contextlib.suppress(Exception):
                         self.web = await web
