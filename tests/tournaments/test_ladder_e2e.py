@@ -46,7 +46,10 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return Backend("", full=postgres_missing() is not None)
 
 
-def _serve(tmp: Path, backend: Backend) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
+SQLITE = Backend()
+
+
+def _serve(tmp: Path, backend: Backend = SQLITE) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
     (tmp / "data" / "service.json").unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "ladder", "serve", "ladder.toml", *backend.args],
                             cwd=tmp, env=ENV, stdout=subprocess.DEVNULL, stderr=(tmp / "serve.err").open("ab"))
