@@ -98,12 +98,12 @@ def test_a_ladder_runs_by_itself(tmp_path: Path, backend: Backend) -> None:
         bots["alice"] = _remote(tmp, addrs["referee"], keys["alice"], "greedy", "alice")
         bots["bob"] = _remote(tmp, addrs["referee"], keys["bob"], "random_bot", "bob")
         forged = _remote(tmp, addrs["referee"], keys["alice"][:-4] + "AAAA", "greedy", "forged")
-        assert forged.wait(30) == 1
-        assert "BOT_TOKEN_UNKNOWN" in (tmp / "forged.log").read_text()
         web = addrs["web"]
         seats = 40 if backend.full else 20  # two seats a game: 20 games, or 10
         board = _wait("games with every bot", lambda: (b := _board(web)) and sum(x["games"] for x in b.values()) >= seats
                       and all(x["games"] >= 3 for x in b.values()) and b)
+        assert forged.wait(30) == 1  # a made-up key: refused, the bot told why
+        assert "BOT_TOKEN_UNKNOWN" in (tmp / "forged.log").read_text()
         assert set(board) == {"house-random@1", "house-greedy@1", "alice@1", "bob@1"}
         _wait("every bot rated with an error bar", lambda: all(x["error95"] is not None and x["elo"] is not None
                                                                for x in _board(web).values()))

@@ -19,10 +19,12 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+from referee.service.limits import DEFAULT_LIMITS
 from tests.tournaments.ladder_helpers import ENV
 from tests.tournaments.ladder_helpers import ladder_here as _cli
 from tests.tournaments.ladder_helpers import leaderboard as _board
@@ -114,6 +116,19 @@ def test_the_page_is_a_process_of_its_own_and_the_ladder_plays_on_while_a_client
         finished_total = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()
                              if line.startswith("rummy_matches_finished_total{"))
         assert finished_total >= 4 and "rummy_connected_bots 2.0" in scraped, scraped[:1000]
+        # bounded as the referee's viewer: one address holding its share of connections is refused more (503)
+        host, port = urllib.parse.urlsplit(web).hostname, urllib.parse.urlsplit(web).port
+        held = [socket.create_connection((host, port), timeout=10) for _ in range(DEFAULT_LIMITS.viewer_client_connections)]
+        try:
+            time.sleep(0.3)
+            with socket.create_connection((host, port), timeout=10) as extra:
+                extra.sendall(b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\n\r\n")
+                refused = extra.recv(4096)
+            assert refused.startswith(b"HTTP/1.1 503") and b"LIMIT_CLIENT_CONNECTIONS" in refused, refused[:200]
+        finally:
+            for h in held:
+                h.close()
+        _wait("the page answering again once they are closed", lambda: _get(f"{web}/api/leaderboard")[0] == 200)
         # the page process killed (a crash, the OOM killer): the service starts another on the same port
         os.kill(page_pid, signal.SIGKILL)
         page_pid = int(_wait("a new page process", lambda: (a := json.loads((tmp / "data" / "service.json").read_text()))
