@@ -466,6 +466,8 @@ class LadderService:
             internal = None
             web: asyncio.Future[Any] | None = None
             try:
+                if cfg.cluster:
+                    await self._join_cluster(cfg.cluster)
                 if cfg.web:
                     inside = cleanup.enter_context(private_socket_dir()) / "service.sock"  # the page's way in
                     internal = await start_internal(inside, self.presence_json, metrics.render)
@@ -476,8 +478,6 @@ class LadderService:
                         "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")}
                     # started now, awaited below: its interpreter's start overlaps the service's own
                     web = asyncio.ensure_future(asyncio.to_thread(LadderWebProcess, self._web_settings))
-                if cfg.cluster:
-                    await self._join_cluster(cfg.cluster)
                 self.rater = Rater.resume(self.store)  # the last rating run's totals, summed by the database
                 self.stored, self.fault_summaries = self.store.game_count(), self.store.faults()
                 await self.refit()
