@@ -1,6 +1,7 @@
 """The ladder at scale (on demand): 1,000 registered bots and 1,000,000 stored games, in a temporary database.
 
-Measured through the service's own code (``LadderService`` on that database, its web routes on the viewer's app):
+Measured through the service's own code (``LadderService`` on that database; the web page's routes on the viewer's
+app, reading the store as the page's own process does):
 
 - ``refit_s``: one warm-started refit as a service starting on that history does it: the last rating run (kept
   at game N - 1,000) resumed from the database (pairwise totals summed by ``GROUP BY``, OpenSkill and the Elo start
@@ -173,7 +174,7 @@ async def _measure(target: str | Path, data: Path, n_bots: int, requests: int, g
     from tournaments.ladder.matchmaker import pick_table
     from tournaments.ladder.rating import Rater
     from tournaments.ladder.service import LadderService
-    from tournaments.ladder.web import routes
+    from tournaments.ladder.web import Presence, StoreSource, routes
 
     database = str(target) if not isinstance(target, Path) else ""
     cfg = parse_ladder_config({"ladder": {"variant": "indian", "seats": 2, "data": str(data), "web": "127.0.0.1:0",
@@ -209,12 +210,22 @@ async def _measure(target: str | Path, data: Path, n_bots: int, requests: int, g
         out["matchmaking_ms"] = round(max(rounds), 2)
         out["matchmaking_p50_ms"] = round(statistics.median(rounds), 2)
         out["field"] = len(service.field())
-        runner, port = await start_viewer(data / "records", None, "127.0.0.1", 0, routes=routes(service))
+        everyone = Presence(frozenset(service.bots), {})  # as the page process gets it from the service
+
+        async def presence() -> Presence:
+            return everyone
+
+        source = StoreSource(cfg.storage, cfg.game.variant, presence)  # what the page process reads
+        t0 = time.perf_counter()
+        await source.open()  # the page process's start: every fault tally read once
+        out["web_start_s"] = round(time.perf_counter() - t0, 2)
+        runner, port = await start_viewer(data / "records", None, "127.0.0.1", 0, routes=routes(source))
         try:
             await asyncio.to_thread(_get, port, 20, 0.0)  # warm: the first build
             lat = sorted(await asyncio.to_thread(_get, port, requests, gap_s))
         finally:
             await runner.cleanup()
+            source.close()
         out["leaderboard_p50_ms"] = round(lat[len(lat) // 2] * 1000, 2)
         out["leaderboard_p99_ms"] = round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 2)
         out["leaderboard_max_ms"] = round(lat[-1] * 1000, 2)

@@ -109,7 +109,7 @@ NOT_RUN = {
     "each flag has its own test (tests/test_tls.py, test_restart.py, test_cli.py, ...)",
     ("docs/hosting.md", "See it in the browser"): "the viewer on fixed ports; tests/web/ drives the same pages",
     ("docs/ladder.md", "A ladder on PostgreSQL"): "a database server at db.example.org; "
-    "tests/tournaments/test_ladder_postgres.py runs the same commands' flags on a throwaway server",
+    "tests/tournaments/test_ladder_e2e.py runs the same commands' flags on a throwaway server",
     ("docs/research.md", "Train an agent"): "12 minutes of training; tests/envs/test_train.py runs the same "
     "module with a tiny budget",
     ("docs/METRICS.md", "Metrics"): "servers on fixed ports; tests/test_metrics.py runs the same flags on free ports",

@@ -1,10 +1,13 @@
-"""The ladder service end to end on 127.0.0.1.
+"""The ladder service end to end on 127.0.0.1, on each store: SQLite (the default) and PostgreSQL (a real server, see
+conftest.py: skipped saying what to install where it is missing, required in CI). The whole flow (100+ games, the
+remote bots down longer than the SDK's old reconnect window) runs once: on PostgreSQL where it is installed, else on
+SQLite; the other store runs the same steps shortened (fewer games, a shorter outage).
 
 - Two house bots (one in bwrap where the host has it) and two remote Python bots that join with keys from `ladder
   bots add` play unattended; a made-up key is refused; a remote bot killed and started again rejoins as the same
   entry; /api/leaderboard lists every bot with error bars; a kill -9 of the service and a restart lose and double
   no finished game, and the remote bots (``RUMMY_RECONNECT=forever``) come back by themselves and play on under
-  their entries.
+  their entries; `ladder status` reads the leaderboard from the running page, then from the store.
 - Remote bots in three languages (Python, the Go SDK, a shell bot through `referee-bridge`) play 100+ games
   unattended; a second version of the Python bot gets an SPRT verdict against the first; the leaderboard page in
   headless Chromium shows the numbers /api/leaderboard gives, and a bot page's replay link opens the replay.
@@ -16,7 +19,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,44 +31,35 @@ from typing import Any
 import pytest
 
 from tests.serving import free_port
-from tests.tournaments.ladder_helpers import ENV, ROOT
-from tests.tournaments.ladder_helpers import ladder_cli as _cli
+from tests.tournaments.ladder_helpers import ENV, ROOT, Backend
+from tests.tournaments.ladder_helpers import ladder_here as _cli
 from tests.tournaments.ladder_helpers import leaderboard as _board
 from tests.tournaments.ladder_helpers import wait_for as _wait
+from tests.tournaments.pgserver import missing as postgres_missing
 
 
-def _games(db: Path) -> list[tuple[str, str]]:
-    con = sqlite3.connect(db, timeout=10)
-    try:
-        return con.execute("SELECT key, match_id FROM games ORDER BY id").fetchall()
-    finally:
-        con.close()
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """The store under test; the whole flow on PostgreSQL, or on SQLite where PostgreSQL is not installed."""
+    if request.param == "postgresql":
+        return Backend(request.getfixturevalue("postgres_url"), full=True)
+    return Backend("", full=postgres_missing() is not None)
 
 
-def _entry_id(db: Path, name: str) -> int:
-    con = sqlite3.connect(db, timeout=10)
-    try:
-        return int(con.execute("SELECT id FROM bots WHERE name = ? AND version = '1'", (name,)).fetchone()[0])
-    finally:
-        con.close()
+SQLITE = Backend()
 
 
-def _remote_games(db: Path, bot_id: int) -> int:
-    """Games stored with ``bot_id`` at a seat."""
-    con = sqlite3.connect(db, timeout=10)
-    try:
-        return int(con.execute("SELECT COUNT(*) FROM game_bots WHERE bot_id = ?", (bot_id,)).fetchone()[0])
-    finally:
-        con.close()
-
-
-def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
+def _serve(tmp: Path, backend: Backend = SQLITE) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
     (tmp / "data" / "service.json").unlink(missing_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "ladder", "serve", "ladder.toml"], cwd=tmp, env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "ladder", "serve", "ladder.toml", *backend.args],
+                            cwd=tmp, env=ENV, stdout=subprocess.DEVNULL, stderr=(tmp / "serve.err").open("ab"))
     addrs = _wait("the service's addresses", lambda: (tmp / "data" / "service.json").is_file()
                   and json.loads((tmp / "data" / "service.json").read_text()))
     return proc, addrs
+
+
+def _keys(games: list[Any]) -> list[tuple[str, str]]:
+    return [(g.key, g.match_id) for g in games]
 
 
 def _remote(tmp: Path, referee: str, key: str, module: str, name: str) -> subprocess.Popen[bytes]:
@@ -80,33 +73,37 @@ def _run_bot(tmp: Path, referee: str, key: str, command: list[str], name: str) -
     return subprocess.Popen(command, cwd=tmp, env=env, stdout=(tmp / f"{name}.log").open("ab"), stderr=subprocess.STDOUT)
 
 
-def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
-    tmp = tmp_path
+def test_a_ladder_runs_by_itself(tmp_path: Path, backend: Backend) -> None:
+    tmp, db = tmp_path, backend.args
     port = free_port()  # the remote bots find the restarted service where they left it
     (tmp / "ladder.toml").write_text(
         f'[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:{port}"\nweb = "127.0.0.1:0"\n'
         "concurrency = 3\nmax_hands = 1\nrefit_s = 0.5\ntime_control = { per_move_ms = 3000, connect_ms = 5000 }\n")
-    assert _cli("bots", "add", "house-random", "-c", "ladder.toml", "--sandbox", "none", "--", "python", "-m",
+    assert _cli("bots", "add", "house-random", "-c", "ladder.toml", *db, "--sandbox", "none", "--", "python", "-m",
                 "rummybot.bots.random_bot", cwd=tmp).returncode == 0
-    assert _cli("bots", "add", "house-greedy", "-c", "ladder.toml", "--", "python", "-m", "rummybot.bots.greedy",
+    assert _cli("bots", "add", "house-greedy", "-c", "ladder.toml", *db, "--", "python", "-m", "rummybot.bots.greedy",
                 cwd=tmp).returncode == 0  # bwrap where the host has it
     keys = {}
     for name in ("alice", "bob"):
-        done = _cli("bots", "add", name, "-c", "ladder.toml", cwd=tmp)
+        done = _cli("bots", "add", name, "-c", "ladder.toml", *db, cwd=tmp)
         assert done.returncode == 0, done.stderr
         keys[name] = done.stdout.strip().splitlines()[-1]
-    db = tmp / "data" / "ladder.db"
-    service, addrs = _serve(tmp)
+    if backend.url:  # the bots are in PostgreSQL; SQLite's ladder (no --database) is another, empty one
+        assert _cli("bots", "list", "-c", "ladder.toml", *db, cwd=tmp).stdout.count("@1") == 4
+        assert _cli("bots", "list", "-c", "ladder.toml", cwd=tmp).stdout.count("@1") == 0
+        (tmp / "data" / "ladder.db").unlink()
+    service, addrs = _serve(tmp, backend)
     bots: dict[str, subprocess.Popen[bytes]] = {}
     try:
         bots["alice"] = _remote(tmp, addrs["referee"], keys["alice"], "greedy", "alice")
         bots["bob"] = _remote(tmp, addrs["referee"], keys["bob"], "random_bot", "bob")
         forged = _remote(tmp, addrs["referee"], keys["alice"][:-4] + "AAAA", "greedy", "forged")
-        assert forged.wait(30) == 1
-        assert "BOT_TOKEN_UNKNOWN" in (tmp / "forged.log").read_text()
         web = addrs["web"]
-        board = _wait("20 games with every bot", lambda: (b := _board(web)) and sum(x["games"] for x in b.values()) >= 40
+        seats = 40 if backend.full else 20  # two seats a game: 20 games, or 10
+        board = _wait("games with every bot", lambda: (b := _board(web)) and sum(x["games"] for x in b.values()) >= seats
                       and all(x["games"] >= 3 for x in b.values()) and b)
+        assert forged.wait(30) == 1  # a made-up key: refused, the bot told why
+        assert "BOT_TOKEN_UNKNOWN" in (tmp / "forged.log").read_text()
         assert set(board) == {"house-random@1", "house-greedy@1", "alice@1", "bob@1"}
         _wait("every bot rated with an error bar", lambda: all(x["error95"] is not None and x["elo"] is not None
                                                                for x in _board(web).values()))
@@ -126,39 +123,48 @@ def test_a_ladder_runs_by_itself(tmp_path: Path) -> None:
         # kill -9: every finished game stays, none doubles; the remote bots are left running, and come back
         service.send_signal(signal.SIGKILL)
         service.wait(10)
-        stored = _games(db)
-        assert len(stored) == len({k for k, _ in stored}) == len({m for _, m in stored})
-        remote = {"alice@1": _entry_id(db, "alice"), "bob@1": _entry_id(db, "bob")}
-        before = {b: _remote_games(db, i) for b, i in remote.items()}
-        time.sleep(12)  # down longer than the SDK's old bounded window (8 reconnects, ~9 s)
+        stored = _keys(backend.games(tmp))
+        assert len(stored) >= seats // 2 and len(stored) == len({k for k, _ in stored}) == len({m for _, m in stored})
+        remote = {"alice@1": backend.bot_id(tmp, "alice"), "bob@1": backend.bot_id(tmp, "bob")}
+        before = {b: backend.games_of(tmp, i) for b, i in remote.items()}
+        # the whole flow: down longer than the SDK's old bounded window (8 reconnects, ~9 s)
+        time.sleep(12 if backend.full else 2)
         assert all(bots[n].poll() is None for n in ("alice", "bob")), "a remote bot gave up while the ladder was down"
-        service, addrs = _serve(tmp)
+        service, addrs = _serve(tmp, backend)
         assert addrs["referee"] == f"127.0.0.1:{port}"
         _wait("both remote bots back and playing under their entries",
-              lambda: all(_remote_games(db, i) >= before[b] + 3 for b, i in remote.items()), timeout=120)
+              lambda: all(backend.games_of(tmp, i) >= before[b] + 3 for b, i in remote.items()), timeout=120)
         assert all(bots[n].poll() is None for n in ("alice", "bob"))  # the same processes: none was restarted
         assert {b for b in _board(addrs["web"]) if b.startswith(("alice", "bob"))} == {"alice@1", "bob@1"}
         log = (tmp / "alice.log").read_text()
         assert "joining again in" in log and keys["alice"] not in log  # told, one line a reconnect, never the key
         assert log.count("joining again in") <= 12  # capped backoff: a dozen seconds down is a handful of lines
-        again = _games(db)
+        again = _keys(backend.games(tmp))
         assert again[:len(stored)] == stored  # nothing lost
         assert len(again) == len({k for k, _ in again}) == len({m for _, m in again})  # nothing doubled
-        status = _cli("status", "-c", "ladder.toml", cwd=tmp)
+        status = _cli("status", "-c", "ladder.toml", *db, cwd=tmp)
         assert status.returncode == 0 and "alice@1" in status.stdout and "±" in status.stdout
     finally:
         for p in bots.values():
             p.kill()
         service.send_signal(signal.SIGTERM)
         try:
-            service.wait(20)
+            service.wait(30)
         except subprocess.TimeoutExpired:
             service.kill()
+    assert "Traceback" not in (tmp / "serve.err").read_text()
+    (tmp / "data" / "service.json").unlink()
+    offline = _cli("status", "-c", "ladder.toml", *db, cwd=tmp)  # the service gone: from the store
+    assert offline.returncode == 0 and "alice@1" in offline.stdout and "does not answer" in offline.stdout
+    if backend.url:
+        assert not (tmp / "data" / "ladder.db").exists()  # everything went to PostgreSQL
+        assert backend.url.split("@")[0].split(":")[-1] not in offline.stdout  # the password is not shown
 
 
-def _go_greedy(tmp: Path) -> Path | None:
-    """The Go SDK's greedy bot: clients/go/bin/greedy when built (bash clients/go/build.sh), else built here into
-    ``tmp`` (the module cache makes it quick). None, with a warning, where Go is missing; required under CI."""
+@pytest.fixture(scope="module")
+def go_greedy(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The Go SDK's greedy bot: clients/go/bin/greedy when built (bash clients/go/build.sh), else built here once for
+    both stores (the module cache makes it quick). None, with a warning, where Go is missing; required under CI."""
     built = ROOT / "clients" / "go" / "bin" / "greedy"
     if built.is_file():
         return built
@@ -169,10 +175,11 @@ def _go_greedy(tmp: Path) -> Path | None:
             pytest.fail(why + "; required in CI")
         warnings.warn(why, stacklevel=2)
         return None
-    done = subprocess.run(["go", "build", "-buildvcs=false", "-trimpath", "-o", str(tmp / "go-greedy"), "./cmd/greedy"],
+    out = tmp_path_factory.mktemp("go") / "go-greedy"
+    done = subprocess.run(["go", "build", "-buildvcs=false", "-trimpath", "-o", str(out), "./cmd/greedy"],
                           cwd=ROOT / "clients" / "go", capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"the Go bot does not build: {done.stderr[-2000:]}"
-    return tmp / "go-greedy"
+    return out
 
 
 def _chromium() -> Any:
@@ -195,8 +202,9 @@ def _json(url: str) -> Any:
         return json.loads(r.read())
 
 
-def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_sprt_verdict(tmp_path: Path) -> None:
-    tmp = tmp_path
+def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_sprt_verdict(
+        tmp_path: Path, backend: Backend, go_greedy: Path | None) -> None:
+    tmp, games = tmp_path, 100 if backend.full else 40
     sync_playwright, chromium = _chromium()
     (tmp / "ladder.toml").write_text(
         '[ladder]\nvariant = "indian"\nseats = 2\ndata = "data"\nlisten = "127.0.0.1:0"\nweb = "127.0.0.1:0"\n'
@@ -205,10 +213,10 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
         "sprt = { elo0 = 0, elo1 = 200, alpha = 0.05, beta = 0.05, share = 0.5 }\n")
     keys = {}
     for name, version in (("py", "1"), ("go", "1"), ("stdio", "1"), ("py", "2")):
-        done = _cli("bots", "add", name, "--version", version, "-c", "ladder.toml", cwd=tmp)
+        done = _cli("bots", "add", name, "--version", version, "-c", "ladder.toml", *backend.args, cwd=tmp)
         assert done.returncode == 0, done.stderr
         keys[f"{name}@{version}"] = done.stdout.strip().splitlines()[-1]
-    go = _go_greedy(tmp)
+    go = go_greedy
     bridge = [sys.executable, "-c", "from rummybot.stdio import main; main()", "--", "sh",
               str(ROOT / "clients" / "stdio" / "examples" / "first_legal.sh")]
     commands = {"py@1": [sys.executable, "-m", "rummybot.bots.random_bot"],  # the first version: random
@@ -216,28 +224,25 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
                 "stdio@1": bridge}
     if go is not None:
         commands["go@1"] = [str(go)]
-    service, addrs = _serve(tmp)
+    service, addrs = _serve(tmp, backend)
     bots: dict[str, subprocess.Popen[bytes]] = {}
     web = addrs["web"]
     try:
         for label, command in commands.items():
             bots[label] = _run_bot(tmp, addrs["referee"], keys[label], command, label)
-        board = _wait("100 games, every bot in them", lambda: (b := _board(web))
-                      and sum(x["games"] for x in b.values()) >= 200  # two seats a game: 100 games
-                      and all(b[label]["games"] >= 10 for label in commands) and b, timeout=240)
+        board = _wait(f"{games} games, every bot in them", lambda: (b := _board(web))
+                      and sum(x["games"] for x in b.values()) >= 2 * games  # two seats a game
+                      and all(b[label]["games"] >= games // 10 for label in commands) and b, timeout=240)
         assert all(p.poll() is None for p in bots.values()), {k: p.poll() for k, p in bots.items()}
         test = _wait("the SPRT verdict", lambda: (t := _json(f"{web}/api/bots/py@2")["sprt"]) and t[0]["status"] != "running"
                      and t[0], timeout=120)
         assert (test["candidate"], test["baseline"], test["status"]) == ("py@2", "py@1", "H1"), test
         assert test["llr"] >= test["upper_bound"] == pytest.approx(2.944, abs=1e-3) and test["deals"] >= 2
         assert _json(f"{web}/api/bots/py@1")["sprt"][0]["status"] == "H1"  # shown on both entries
-        con = sqlite3.connect(tmp / "data" / "ladder.db", timeout=10)
-        try:  # the test's games were scheduled for it, beside the normal ones, and say so
-            whys = [w for (w,) in con.execute("SELECT d.why FROM games g JOIN deals d ON d.key = g.deal")]
-        finally:
-            con.close()
+        # the test's games were scheduled for it, beside the normal ones, and say so (read through the store)
+        whys = [g.why for g in backend.games(tmp)]
         sprt_games = [w for w in whys if w.startswith("sprt: py@2 (new version) against py@1 (the previous one)")]
-        assert len(sprt_games) >= 2 * test["deals"] and len(whys) - len(sprt_games) >= 50
+        assert len(sprt_games) >= 2 * test["deals"] and len(whys) - len(sprt_games) >= games // 2
         for label in bots:  # every bot played by the rules: no forfeits, no refused answers
             f = board[label]["faults"]
             assert f["forfeits"] == 0 and not f["refused"], (label, f, (tmp / f"{label}.log").read_text()[-2000:])
@@ -254,7 +259,7 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
                 all(b["error95"] is not None for b in now["bots"])
         _wait("the ladder quiet", lambda: (time.sleep(1.5), quiet())[1], timeout=60)
         final = settled[-1]
-        assert final["games"] >= 100 and {b["bot"] for b in final["bots"]} == set(commands)
+        assert final["games"] >= games and {b["bot"] for b in final["bots"]} == set(commands)
         with urllib.request.urlopen(f"{web}/metrics", timeout=5) as r:  # the embedded referee's Prometheus page
             scraped = r.read().decode()
         finished = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()

@@ -1,5 +1,5 @@
 """``tournament ladder serve CONFIG``: one process, one event loop, holding the referee, the house bots, the
-matchmaker, the ratings and the web page.
+matchmaker and the ratings; the web page runs in a process of its own (:mod:`.webproc`), started and ended with it.
 
 - **The referee** is the project's own (``referee.service.server.create_server``) on ``listen`` (TLS with ``tls_cert``),
   plus a private Unix socket for the house bots' sandboxes and for the service's own admin calls. Its
@@ -54,6 +54,7 @@ __all__ = ["LadderService", "serve"]
 TICK_S = 0.2
 REFRESH_S = 1.0  # the registry and the bots are read from the store this often (the CLI writes there)
 KEY_REREAD_S = 0.2  # and the keys at most this often when an unknown ladder key joins
+WEB_RESTART_S = 5.0  # a web page process that exited is started again at most this often
 
 
 class LadderService:
@@ -87,7 +88,10 @@ class LadderService:
         self._admin = secrets.token_urlsafe(32)
         self.stop = asyncio.Event()
         self._keys_read = 0.0  # when the keys were last read for an unknown key (``_key_added_since``)
-        self.extra_routes: list[Any] = []  # more web routes (a /metrics), served under the same limits
+        self.web: Any = None  # the web page's process (webproc.LadderWebProcess)
+        self._web_settings: dict[str, Any] = {}
+        self._web_restart: asyncio.Task[None] | None = None
+        self._web_tried = -math.inf
         self.client: Any = None  # the Dask client with ``cluster``: house bots' games go to its workers
         self.on_cluster = 0  # games this run played on the cluster
 
@@ -184,6 +188,12 @@ class LadderService:
         """The bot's stream to the referee is open now."""
         streams = self.referee.bots if self.referee is not None else {}
         return any((c := streams.get(t)) is not None and not c.closed for t in self.tokens(b))
+
+    def presence_json(self) -> dict[str, Any]:
+        """What the web page's process asks of the service (``webproc``): the bots whose stream is open, and the
+        games being played with each seat's bot."""
+        return {"online": [b.id for b in self.bots.values() if self.online(b)],
+                "live": [[m, list(seats)] for m, seats in self.live.items()]}
 
     def games_last_hour(self) -> Counter[int]:
         now = time.time()
@@ -390,6 +400,31 @@ class LadderService:
 
     # ------------------------------------------------------------ the whole service
 
+    def _watch_web(self) -> None:
+        """The web page's process gone (a crash, an out-of-memory kill): start another on the same port, at most every
+        ``WEB_RESTART_S``; the ladder does not wait for it."""
+        if self.web is None or self.web.proc.poll() is None or self._web_restart is not None:
+            return
+        if time.monotonic() - self._web_tried < WEB_RESTART_S:
+            return
+        self._web_tried = time.monotonic()
+        self.log.error("ladder_web_exited", pid=self.web.pid, code=self.web.proc.returncode)
+        self._web_restart = asyncio.get_running_loop().create_task(self._restart_web())
+
+    async def _restart_web(self) -> None:
+        from tournaments.ladder.webproc import LadderWebProcess, WebStartFailed
+
+        old = self.web
+        try:
+            await asyncio.to_thread(old.close)
+            self.web = await asyncio.to_thread(LadderWebProcess, {**self._web_settings, "port": self.web_port})
+            self.log.info("ladder_web_started", pid=self.web.pid, port=self.web_port, again=True)
+            self._write_addresses()
+        except WebStartFailed as exc:  # tried again at the next watch (the old one stays, exited)
+            self.log.error("ladder_web_not_restarted", error=str(exc))
+        finally:
+            self._web_restart = None
+
     def _write_addresses(self) -> None:
         """DATA/service.json: the ports the service got (a config may say port 0), for ``ladder status`` and tests."""
         import json
@@ -398,7 +433,7 @@ class LadderService:
         host = self.cfg.web.rpartition(":")[0] or "127.0.0.1"
         host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         data = {"referee": self.address, "web": f"http://{host}:{self.web_port}" if self.web_port else "",
-                "pid": os.getpid()}
+                "pid": os.getpid(), "web_pid": self.web.pid if self.web is not None else 0}
         tmp = self.cfg.data / (ADDRESSES_FILE + ".tmp")
         tmp.write_text(json.dumps(data), encoding="utf-8")
         tmp.replace(self.cfg.data / ADDRESSES_FILE)
@@ -408,9 +443,8 @@ class LadderService:
 
         from referee.service.metrics import Metrics
         from referee.service.server import create_server, server_credentials
-        from referee.tools.viewer import start_viewer
         from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
-        from tournaments.ladder.web import routes
+        from tournaments.ladder.webproc import LadderWebProcess, start_internal
         from tournaments.matches import admin_interceptors
         from tournaments.sandbox import private_socket_dir
 
@@ -419,26 +453,38 @@ class LadderService:
         with contextlib.ExitStack() as cleanup:
             self._socket = cleanup.enter_context(private_socket_dir()) / "referee.sock"
             creds = server_credentials(cfg.tls_cert, cfg.tls_key) if cfg.tls_cert and cfg.tls_key else None
-            server, port, self.referee = await create_server(  # its metrics: /metrics on the web port
+            metrics = Metrics()  # the referee's counters: /metrics on the web port, asked of this process
+            server, port, self.referee = await create_server(
                 cfg.listen, str(cfg.data / "records"), admin_token=self._admin, credentials=creds, unfinished="abort",
-                unix_path=str(self._socket), metrics=Metrics())
+                unix_path=str(self._socket), metrics=metrics)
             self.address = f"{cfg.listen.rsplit(':', 1)[0]}:{port}"
             known = self.referee.bot_token_known
             setattr(self.referee, "bot_token_known",  # noqa: B010
                     lambda token: self.registry.check(token) or known(token) or self._key_added_since(token))
             channel = grpc.aio.insecure_channel(f"unix:{self._socket}", interceptors=admin_interceptors(self._admin))
             self.stub = pb_grpc.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
-            runner = None
+            internal = None
+            web: asyncio.Future[Any] | None = None
             try:
                 if cfg.cluster:
                     await self._join_cluster(cfg.cluster)
                 if cfg.web:
+                    inside = cleanup.enter_context(private_socket_dir()) / "service.sock"  # the page's way in
+                    internal = await start_internal(inside, self.presence_json, metrics.render)
                     host, _, wport = cfg.web.rpartition(":")
-                    runner, self.web_port = await start_viewer(cfg.data / "records", self.referee, host or "127.0.0.1",
-                                                               int(wport), routes=[*routes(self), *self.extra_routes])
+                    self._web_settings = {
+                        "database": str(cfg.storage), "records": str(cfg.data / "records"),
+                        "host": host or "127.0.0.1", "port": int(wport), "limits": self.referee.limits,
+                        "variant": cfg.game.variant, "internal": str(inside), "log": str(cfg.data / "ladder.log")}
+                    # started now, awaited below: its interpreter's start overlaps the service's own
+                    web = asyncio.ensure_future(asyncio.to_thread(LadderWebProcess, self._web_settings))
                 self.rater = Rater.resume(self.store)  # the last rating run's totals, summed by the database
                 self.stored, self.fault_summaries = self.store.game_count(), self.store.faults()
                 await self.refit()
+                if web is not None:
+                    self.web = await web
+                    self.web_port = self.web.port
+                    self.log.info("ladder_web_started", pid=self.web.pid, port=self.web_port)
                 self.refresh()
                 self.log.info("ladder_started", referee=self.address, web=self.web_port, bots=len(self.bots),
                               games=self.stored)
@@ -450,6 +496,7 @@ class LadderService:
                     now = time.monotonic()
                     if now - last_refresh >= REFRESH_S:
                         self.refresh()
+                        self._watch_web()
                         last_refresh = now
                     self.schedule()
                     if now - last_refit >= cfg.refit_s:
@@ -466,8 +513,16 @@ class LadderService:
                 await asyncio.gather(*(p.stop() for p in self.pools.values()), return_exceptions=True)
                 for cg in self.cgroups:
                     cg.remove_all()
-                if runner is not None:
-                    await runner.cleanup()
+                if self._web_restart is not None:
+                    with contextlib.suppress(Exception):
+                        await self._web_restart
+                if web is not None and self.web is None:  # stopped before the page reported its port
+                    with contextlib.suppress(Exception):
+                        self.web = await web
+                if self.web is not None:
+                    await asyncio.to_thread(self.web.close)
+                if internal is not None:
+                    await internal.cleanup()
                 if self.client is not None:
                     from tournaments.ladder.cluster import PLUGIN
 
@@ -518,7 +573,12 @@ def serve(cfg: LadderConfig, err: Console) -> int:
             await service.run(ready)
 
         from rummy.wire import loops
+        from tournaments.ladder.webproc import WebStartFailed
 
-        loops.run(main())
+        try:
+            loops.run(main())
+        except WebStartFailed as exc:  # its own line (a port in use, ...) is above this one
+            err.print(f"ladder serve: {exc}", highlight=False)
+            return 1
     err.print("ladder stopped: finished games are stored; games in flight were dropped", highlight=False)
     return 0

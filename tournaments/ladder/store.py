@@ -231,7 +231,9 @@ class LadderStore(Protocol):
     def game_count(self) -> int: ...
     def recent_games(self, bot_id: int, limit: int = 20) -> list[GameRow]: ...
     def games_since(self, since: float) -> Counter[int]: ...
-    def faults(self) -> dict[int, FaultSummary]: ...
+    def faults(self, after_id: int = 0, upto: int | None = None) -> dict[int, FaultSummary]: ...
+    def last_game_id(self) -> int: ...
+    def count_games(self, after_id: int, upto: int) -> int: ...
     def add_rating_run(self, games: int, last_game: int, ratings: Mapping[int, tuple[float, float, float, float, int]]
                        ) -> int: ...
     def latest_ratings(self) -> tuple[int, dict[int, tuple[float, float, float, float, int]]]: ...
@@ -549,23 +551,36 @@ class SqliteLadderStore:
         r = self.db.execute("SELECT why FROM deals WHERE key = ?", (key,)).fetchone()
         return str(r[0]) if r else ""
 
-    def faults(self) -> dict[int, FaultSummary]:
-        """Every bot's games, forfeits, refused answers by reason code, missed deadlines and disconnects."""
+    def faults(self, after_id: int = 0, upto: int | None = None) -> dict[int, FaultSummary]:
+        """Every bot's games, forfeits, refused answers by reason code, missed deadlines and disconnects; of the
+        games ``after_id < id <= upto`` only when given (the web page adds the games stored since it last looked)."""
+        hi = (1 << 62) if upto is None else upto
         out: dict[int, FaultSummary] = {}
-        for b, n in self.db.execute("SELECT bot_id, COUNT(*) FROM game_bots GROUP BY bot_id"):
+        for b, n in self.db.execute("SELECT bot_id, COUNT(*) FROM game_bots WHERE game_id > ? AND game_id <= ? "
+                                    "GROUP BY bot_id", (after_id, hi)):
             out[int(b)] = FaultSummary(games=int(n))
-        for seats, forfeited in self.db.execute("SELECT seats, forfeited FROM games WHERE forfeited != '[]'"):
+        for seats, forfeited in self.db.execute("SELECT seats, forfeited FROM games WHERE id > ? AND id <= ? "
+                                                "AND forfeited != '[]'", (after_id, hi)):
             s = json.loads(seats)
             for i in json.loads(forfeited):
                 if 0 <= i < len(s):
                     out.setdefault(int(s[i]), FaultSummary()).forfeits += 1
         for b, rejected, timed_out, disconnects in self.db.execute(
-                "SELECT bot_id, rejected, timed_out, disconnects FROM seat_faults"):
+                "SELECT bot_id, rejected, timed_out, disconnects FROM seat_faults WHERE game_id > ? AND game_id <= ?",
+                (after_id, hi)):
             f = out.setdefault(int(b), FaultSummary())
             f.refused.update({str(k): int(v) for k, v in json.loads(rejected).items()})
             f.timed_out += int(timed_out)
             f.disconnects += int(disconnects)
         return out
+
+    def last_game_id(self) -> int:
+        """The id of the last game stored (0: none)."""
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0])
+
+    def count_games(self, after_id: int, upto: int) -> int:
+        """Games with ``after_id < id <= upto`` (ids are not dense on PostgreSQL: a conflicting insert takes one)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM games WHERE id > ? AND id <= ?", (after_id, upto)).fetchone()[0])
 
     # ------------------------------------------------------------ ratings
 

@@ -1,16 +1,20 @@
-"""The ladder's web page and JSON, served by the viewer's aiohttp app on the service's loop (so the viewer's bounds
-hold: connections counted per address, idle ones closed, bodies small) with these routes first:
+"""The ladder's web page and JSON, served in a process of its own (:mod:`.webproc`) by the viewer's aiohttp app (so
+the viewer's bounds hold: connections counted per address, idle ones closed, bodies small) with these routes first:
 
 - ``/``: the leaderboard (rank, name@version, Elo ± 95% with a drawn bar, games, online, faults, paused);
 - ``/bots/NAME[@VERSION]``: a bot's page (rating history chart, faults by reason code, why it is paused, recent
   games linked to the replay viewer, ``/replay/MATCH_ID``, and live ones to ``/live/MATCH_ID``);
 - ``/api/leaderboard`` and ``/api/bots/NAME[@VERSION]``: the same as JSON.
 
-Every page is built at most once a second (``CACHE_S``) whatever the number of readers, and at most
-``CACHE_ENTRIES`` are kept: a crowd reloading the page costs one build a second, not one per reader. The
-leaderboard (page and JSON) is served as bytes built beforehand: once it is a second old, readers still get it
-while a thread builds the next (1,000 bots take tens of milliseconds to build; no reader waits for that). It is
-built from the service's memory (ratings, bots, fault tallies), never from the database.
+Everything is read from the store (:class:`StoreSource`: the SQLite file read-only, or the same PostgreSQL
+database), in one thread of its own, never on the loop that answers: the bots, the last rating run, and the fault
+tallies (read whole once, then only the games stored since). Who is connected now and which games are being played
+exist only in the service's memory: they come from the service (:class:`Presence`, asked at most once a second).
+
+Every page is built at most once a second (``CACHE_S``) whatever the number of readers (one build at a time per
+page, shared by every reader waiting for it), and at most ``CACHE_ENTRIES`` are kept: a crowd reloading the page
+costs one build a second, not one per reader. A page up to ``STALE_S`` old is answered at once while the next is
+built (1,000 bots take tens of milliseconds to build; no reader of a busy page waits for that).
 ``tournament ladder status`` prints the same leaderboard in the terminal.
 """
 
@@ -22,9 +26,11 @@ import math
 import time
 import urllib.request
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import orjson
 import structlog
@@ -32,18 +38,19 @@ from aiohttp import web
 from rich.console import Console
 from rich.markup import escape
 
-from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, parse_ref
+from tournaments.ladder.store import BotRow, FaultSummary, SqliteLadderStore, check_name, parse_ref
 from tournaments.ladder.stores import open_store
 from tournaments.ladder.versions import sprt_view
 
-if TYPE_CHECKING:
-    from tournaments.ladder.service import LadderService
+__all__ = ["routes", "leaderboard", "bot_page_data", "fetch_leaderboard", "leaderboard_from_store", "print_leaderboard",
+           "Presence", "StoreSource", "UNKNOWN"]
 
-__all__ = ["routes", "leaderboard", "bot_page_data", "fetch_leaderboard", "leaderboard_from_store", "print_leaderboard"]
-
+T = TypeVar("T")
 CACHE_S = 1.0
+STALE_S = 10.0  # a page older than this is built before it is answered (a bot page nobody read for an hour)
 CACHE_ENTRIES = 256
 NO_SUCH_BOT = "NO_SUCH_BOT"  # the web page's reason code for a bot that is not registered
+Body = tuple[bytes, str, int]  # body, content type, status
 
 
 def _err(err: float) -> float | None:
@@ -89,100 +96,214 @@ def bot_page_data(store: SqliteLadderStore, bot: BotRow, board_row: dict[str, An
             "pause_reason": bot.pause_reason, "history": history, "recent_games": recent, "live_games": playing, "sprt": tests}
 
 
+# ---------------------------------------------------------------- where the pages' numbers come from
+
+
+@dataclass(frozen=True)
+class Presence:
+    """What only the running service knows: the bots whose stream is open (None: not known now) and the games being
+    played (match id -> bot per seat)."""
+
+    online: frozenset[int] | None
+    live: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Presence:
+        """The service's answer (``service.presence_json``). :raises ValueError: not of that form."""
+        if not isinstance(data, dict) or not isinstance(data.get("online"), list) or not isinstance(data.get("live"), list):
+            raise ValueError("not a presence")
+        return cls(frozenset(int(b) for b in data["online"]),
+                   {str(m): tuple(int(b) for b in seats) for m, seats in data["live"]})
+
+
+UNKNOWN = Presence(None, {})
+
+
+class StoreSource:
+    """The pages' numbers from the ladder's store (``database``: the SQLite file, opened read-only, or a PostgreSQL
+    URL), read in one thread of its own (the store's connection belongs to it), and ``presence`` from the service.
+
+    The fault tallies are read whole once, then only for the games stored since (``faults(after, upto)``): a
+    ladder of a million games is not read again every second. Games are counted the same way."""
+
+    def __init__(self, database: str | Path, variant: str, presence: Callable[[], Awaitable[Presence]]) -> None:
+        self.database, self.variant, self.presence = database, variant, presence
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ladder-store")
+        self._store: SqliteLadderStore | None = None
+        self._faults: dict[int, FaultSummary] = {}
+        self._seen = 0  # the last game id taken into the tallies
+        self.stored = 0  # games in the store, as of the last look
+        self._board: tuple[float, Presence, list[dict[str, Any]]] | None = None  # the last board built, for bot pages
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """``fn()`` in the store's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+
+    async def open(self) -> None:
+        """Open the store (in its thread) and take in every game stored so far.
+        :raises FileNotFoundError, StoreUnavailable, StoreTooNew: as :func:`.stores.open_store`."""
+        await self.run(self._catch_up)
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+        self._pool.submit(shut).result()
+        self._pool.shutdown()
+
+    @property
+    def store(self) -> SqliteLadderStore:
+        if self._store is None:
+            self._store = open_store(self.database, readonly=True)
+        return self._store
+
+    def _catch_up(self) -> None:
+        """Add the games stored since the last look to the tallies. A game's rows are written in one transaction
+        by the service's one connection, so every game up to ``upto`` is there whole."""
+        upto = self.store.last_game_id()
+        if upto <= self._seen:
+            return
+        for b, f in self.store.faults(self._seen, upto).items():
+            mine = self._faults.setdefault(b, FaultSummary())
+            mine.games += f.games
+            mine.forfeits += f.forfeits
+            mine.refused.update(f.refused)
+            mine.timed_out += f.timed_out
+            mine.disconnects += f.disconnects
+        self.stored += self.store.count_games(self._seen, upto)
+        self._seen = upto
+
+    def board(self, presence: Presence) -> list[dict[str, Any]]:
+        """The leaderboard as stored now (in the store's thread); built at most once per ``CACHE_S`` for a presence,
+        however many bot pages (each shows its row) are built meanwhile."""
+        last = self._board
+        if last is not None and last[1] is presence and time.monotonic() - last[0] < CACHE_S:
+            return last[2]
+        self._catch_up()
+        _, ratings = self.store.latest_ratings()
+        online = presence.online
+
+        def is_online(b: BotRow) -> bool | None:
+            return None if online is None else b.id in online
+
+        rows = leaderboard(self.store.bots(), ratings, self._faults, is_online)
+        self._board = (time.monotonic(), presence, rows)
+        return rows
+
+    def labels(self) -> dict[int, str]:
+        return {b.id: b.label for b in self.store.bots(include_revoked=True)}
+
+    def bot(self, ref: str, presence: Presence) -> dict[str, Any] | None:
+        """A bot's page (the newest version when ``ref`` names none), or None (in the store's thread)."""
+        name, version = parse_ref(ref)
+        found = [b for b in self.store.find(name, version) if b.revoked_at is None]
+        if not found:
+            return None
+        bot = max(found, key=lambda b: b.id)
+        row = next((r for r in self.board(presence) if r["bot"] == bot.label), None)
+        if row is None:  # revoked between the two reads
+            return None
+        return bot_page_data(self.store, bot, row, self.labels(), presence.live)
+
+
 class _Cache:
-    """Bodies built at most once per ``CACHE_S`` each, at most ``CACHE_ENTRIES`` kept (least recently used go)."""
+    """Bodies built at most once per ``CACHE_S`` each, one build at a time per key whatever the number of readers,
+    at most ``CACHE_ENTRIES`` kept (least recently used go)."""
 
     def __init__(self) -> None:
-        self.items: OrderedDict[str, tuple[float, web.Response | None, bytes, str, int]] = OrderedDict()
-        self.building: dict[str, asyncio.Task[None]] = {}
+        self.items: OrderedDict[str, tuple[float, Body]] = OrderedDict()
+        self.building: dict[str, asyncio.Task[tuple[float, Body] | None]] = {}
+        self.log = structlog.get_logger(component="ladder-web")
 
-    def get(self, key: str, build: Callable[[], tuple[bytes, str, int]]) -> web.Response:
-        now = time.monotonic()
+    async def get(self, key: str, build: Callable[[], Awaitable[Body]]) -> web.Response:
         hit = self.items.get(key)
-        if hit is None or now - hit[0] >= CACHE_S:
-            body, ctype, status = build()
-            hit = (now, None, body, ctype, status)
-            self.items[key] = hit
-            while len(self.items) > CACHE_ENTRIES:
-                self.items.popitem(last=False)
-        self.items.move_to_end(key)
-        return web.Response(body=hit[2], content_type=hit[3], status=hit[4], headers={"Cache-Control": "max-age=1"})
+        age = time.monotonic() - hit[0] if hit is not None else math.inf
+        if age >= CACHE_S:
+            task = self.building.get(key)
+            if task is None:
+                task = self.building[key] = asyncio.get_running_loop().create_task(self._build(key, build))
+            if hit is None or age >= STALE_S:
+                # shielded: a reader that goes away does not cancel the build the others wait for
+                hit = await asyncio.shield(task) or hit
+                if hit is None:
+                    raise RuntimeError(f"the ladder's page {key[:80]!r} could not be built")
+        assert hit is not None
+        if key in self.items:
+            self.items.move_to_end(key)
+        body, ctype, status = hit[1]
+        return web.Response(body=body, content_type=ctype, status=status, headers={"Cache-Control": "max-age=1"})
 
-    async def get_prebuilt(self, key: str, build: Callable[[], tuple[bytes, str, int]]) -> web.Response:
-        """The last body built, at once; when it is ``CACHE_S`` old, the next is built in a thread meanwhile
-        (one at a time). Only the first reader ever waits for a build. ``build`` must not touch the database
-        (its connection belongs to the loop's thread)."""
-        hit = self.items.get(key)
-        if hit is None:
-            body, ctype, status = await asyncio.to_thread(build)
-            hit = (time.monotonic(), None, body, ctype, status)
-            self.items[key] = hit
-        elif time.monotonic() - hit[0] >= CACHE_S and key not in self.building:
-            self.building[key] = asyncio.get_running_loop().create_task(self._rebuild(key, build))
-        return web.Response(body=hit[2], content_type=hit[3], status=hit[4], headers={"Cache-Control": "max-age=1"})
-
-    async def _rebuild(self, key: str, build: Callable[[], tuple[bytes, str, int]]) -> None:
+    async def _build(self, key: str, build: Callable[[], Awaitable[Body]]) -> tuple[float, Body] | None:
         try:
-            body, ctype, status = await asyncio.to_thread(build)
-            self.items[key] = (time.monotonic(), None, body, ctype, status)
-        except Exception:  # the stale body stays; the next reader tries again
-            structlog.get_logger(component="ladder-web").exception("leaderboard_build_failed", page=key)
+            hit = (time.monotonic(), await build())
+        except Exception:  # the last body stays; the next reader tries again
+            self.log.exception("ladder_page_build_failed", page=key[:80])
+            return None
         finally:
             self.building.pop(key, None)
+        self.items[key] = hit
+        while len(self.items) > CACHE_ENTRIES:
+            self.items.popitem(last=False)
+        return hit
 
 
-def routes(service: LadderService) -> list[web.RouteDef]:
+def _valid_ref(ref: str) -> bool:
+    """A ref that could name a bot (no store read for what could not)."""
+    name, version = parse_ref(ref)
+    try:
+        check_name(name, version or "1")
+    except ValueError:
+        return False
+    return True
+
+
+def routes(source: StoreSource) -> list[web.RouteDef]:
     cache = _Cache()
 
-    def board() -> list[dict[str, Any]]:
-        ratings = {b: (r.elo, r.err, r.mu, r.sigma, r.games) for b, r in service.ratings.items()}
-        return leaderboard(list(service.bots.values()), ratings, service.fault_summaries, service.online)
-
-    def find(ref: str) -> BotRow | None:
-        name, version = parse_ref(ref)
-        found = [b for b in service.bots.values() if b.name == name and (version is None or b.version == version)]
-        return max(found, key=lambda b: b.id) if found else None  # no version: the newest
-
-    def bot_data(ref: str) -> dict[str, Any] | None:
-        bot = find(ref)
-        if bot is None:
-            return None
-        row = next(r for r in board() if r["bot"] == bot.label)
-        labels = {b.id: b.label for b in service.store.bots(include_revoked=True)}
-        return bot_page_data(service.store, bot, row, labels, dict(service.live))
-
-    def missing(ref: str) -> tuple[bytes, str, int]:
+    def missing(ref: str) -> Body:
         return orjson.dumps({"error": f"no bot {ref[:60]!r} on this ladder", "reason": NO_SUCH_BOT}), "application/json", 404
 
+    def missing_page() -> Body:
+        return b"<!doctype html><title>no such bot</title><p>No such bot. <a href='/'>Leaderboard</a>", "text/html", 404
+
+    async def board_body(as_json: bool) -> Body:
+        presence = await source.presence()
+
+        def build() -> Body:
+            rows = source.board(presence)
+            if as_json:
+                return orjson.dumps({"variant": source.variant, "games": source.stored, "bots": rows}), \
+                    "application/json", 200
+            labels = source.labels()
+            live = [(m, [labels.get(b, str(b)) for b in seats]) for m, seats in list(presence.live.items())[:50]]
+            return _board_html(rows, source.variant, source.stored, live).encode(), "text/html", 200
+
+        return await source.run(build)
+
+    async def bot_body(ref: str, as_json: bool) -> Body:
+        if not _valid_ref(ref):
+            return missing(ref) if as_json else missing_page()
+        presence = await source.presence()
+        data = await source.run(lambda: source.bot(ref, presence))
+        if data is None:
+            return missing(ref) if as_json else missing_page()
+        return (orjson.dumps(data), "application/json", 200) if as_json else (_bot_html(data).encode(), "text/html", 200)
+
     async def api_board(request: web.Request) -> web.Response:
-        return await cache.get_prebuilt("api/board", lambda: (orjson.dumps({"variant": service.cfg.game.variant,
-                                                             "games": service.stored,
-                                                             "bots": board()}), "application/json", 200))
+        return await cache.get("api/board", lambda: board_body(True))
+
+    async def page_board(request: web.Request) -> web.Response:
+        return await cache.get("page/board", lambda: board_body(False))
 
     async def api_bot(request: web.Request) -> web.Response:
         ref = request.match_info["ref"][:80]
-
-        def build() -> tuple[bytes, str, int]:
-            data = bot_data(ref)
-            return missing(ref) if data is None else (orjson.dumps(data), "application/json", 200)
-
-        return cache.get(f"api/bot/{ref}", build)
-
-    async def page_board(request: web.Request) -> web.Response:
-        return await cache.get_prebuilt("page/board", lambda: (_board_html(board(), service).encode(), "text/html",
-                                                                200))
+        return await cache.get(f"api/bot/{ref}", lambda: bot_body(ref, True))
 
     async def page_bot(request: web.Request) -> web.Response:
         ref = request.match_info["ref"][:80]
-
-        def build() -> tuple[bytes, str, int]:
-            data = bot_data(ref)
-            if data is None:
-                return b"<!doctype html><title>no such bot</title><p>No such bot. <a href='/'>Leaderboard</a>", \
-                    "text/html", 404
-            return _bot_html(data).encode(), "text/html", 200
-
-        return cache.get(f"page/bot/{ref}", build)
+        return await cache.get(f"page/bot/{ref}", lambda: bot_body(ref, False))
 
     return [web.get("/", page_board), web.get("/bots/{ref}", page_bot), web.get("/api/leaderboard", api_board),
             web.get("/api/bots/{ref}", api_bot)]
@@ -211,7 +332,7 @@ def _bar(elo: float | None, err: float | None, lo: float, hi: float, width: int 
             f'<circle cx="{x(elo):.1f}" cy="6" r="3" fill="#246"/></svg>')
 
 
-def _board_html(rows: list[dict[str, Any]], service: LadderService) -> str:
+def _board_html(rows: list[dict[str, Any]], variant: str, stored: int, live: list[tuple[str, list[str]]]) -> str:
     rated = [r for r in rows if r["elo"] is not None]
     lo = min((r["elo"] - r["error95"] for r in rated), default=0.0)
     hi = max((r["elo"] + r["error95"] for r in rated), default=0.0)
@@ -226,14 +347,13 @@ def _board_html(rows: list[dict[str, Any]], service: LadderService) -> str:
         body.append(f"<tr><td class=n>{r['rank'] or ''}</td><td><a href='/bots/{_e(r['bot'])}'>{_e(r['bot'])}</a></td>"
                     f"<td class=n>{elo}</td><td>{_bar(r['elo'], r['error95'], lo, hi)}</td><td class=n>{r['games']}</td>"
                     f"<td>{online}</td><td class=n>{faults}</td></tr>")
-    live = "".join(f"<li><a href='/live/{_e(m)}'>{_e(' vs '.join(service.bots[s].label for s in seats if s in service.bots))}"
-                   f"</a></li>" for m, seats in list(service.live.items())[:50])
-    return (f"<!doctype html><html><head><meta charset=utf-8><title>Ladder: {_e(service.cfg.game.variant)}</title>"
-            f"<style>{_STYLE}</style></head><body><h1>Ladder: {_e(service.cfg.game.variant)}</h1>"
-            f"<p>{service.stored} games. Elo ± 95% (Bradley-Terry, whole history, mean 0). "
+    playing = "".join(f"<li><a href='/live/{_e(m)}'>{_e(' vs '.join(seats))}</a></li>" for m, seats in live)
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>Ladder: {_e(variant)}</title>"
+            f"<style>{_STYLE}</style></head><body><h1>Ladder: {_e(variant)}</h1>"
+            f"<p>{stored} games. Elo ± 95% (Bradley-Terry, whole history, mean 0). "
             f"<a href='/api/leaderboard'>JSON</a></p><table><thead><tr><th>#</th><th>bot</th><th>Elo ± 95%</th><th></th>"
             f"<th>games</th><th>now</th><th>faults</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
-            f"<h2>Playing now</h2><ul>{live or '<li>nothing</li>'}</ul></body></html>")
+            f"<h2>Playing now</h2><ul>{playing or '<li>nothing</li>'}</ul></body></html>")
 
 
 def _history_svg(history: list[dict[str, Any]], width: int = 600, height: int = 160) -> str:
