@@ -92,9 +92,9 @@ def test_concurrency_catches_a_bot_that_mixes_up_its_matches_which_one_at_a_time
         command = [PY, "-m", "rummybot.stdio", "--", PY, str(script)]
     else:
         command = [PY, "-m", "rummybot.bots.misbehaving", "--mode", "mixes-matches"]
-    one, _ = asyncio.run(check_bot(command, ["fortune"], per_move_ms=400, hands=2, log_dir=tmp_path / "one"))
+    one, _ = asyncio.run(check_bot(command, ["fortune"], per_move_ms=1500, hands=2, log_dir=tmp_path / "one"))
     assert not [r for r in one if r.fault], [r for r in one if r.fault]
-    two, _ = asyncio.run(check_bot(command, ["fortune"], per_move_ms=400, hands=2, concurrency=2,
+    two, _ = asyncio.run(check_bot(command, ["fortune"], per_move_ms=1500, hands=2, concurrency=2,
                                    log_dir=tmp_path / "two"))
     faults = [r for r in two if r.fault]
     assert any(r.check.startswith("answers") and "missed (deadline passed)" in r.detail for r in faults), two

@@ -54,7 +54,7 @@ concurrency = 2
 seed = "faults"
 output = "out"
 max_hands = 1
-time_control = { per_move_ms = 300, grace_ms = 100, connect_ms = 3000 }
+time_control = { per_move_ms = 1000, grace_ms = 100, connect_ms = 10000 }
 
 """ + "\n".join(blocks))
     run = subprocess.run([PY, "-m", "tournaments.cli", "run", str(cfg), "--no-progress"], capture_output=True,
@@ -80,7 +80,7 @@ time_control = { per_move_ms = 300, grace_ms = 100, connect_ms = 3000 }
     assert totals["illegal"][0] > 0 and totals["illegal"][1] > 0, totals
     assert totals["slow"][1] > 0 and codes["slow"]["STALE_REQUEST"] > 0, (totals, codes)
     assert totals["crash"][2] > 0 and starts["crash"] > 1 and starts["greedy"] == 1, (totals, starts)
-    assert wall > 0 and json.loads(tc)["per_move_ms"] == 300
+    assert wall > 0 and json.loads(tc)["per_move_ms"] == 1000
 
     # the terminal: each bot with a fault named, with its counts and its log; greedy, clean, is not
     lines = {m.group(1): line for line in run.stderr.splitlines() if (m := re.match(r"faults: bot '([^']+)'", line))}
@@ -115,7 +115,7 @@ time_control = { per_move_ms = 300, grace_ms = 100, connect_ms = 3000 }
     assert (int(faulty[2]), int(faulty[3]), int(faulty[5])) == (totals["illegal"][3], *totals["illegal"][:2])
     assert all(f"<code>{code}</code> {n}" in faulty[4] for code, n in codes["illegal"].items())
     assert '<tr><th>greedy</th><td>0 of 6</td>' in text
-    assert "<code>fortune</code>" in text and "per move 300 ms" in text and "grace after a disconnect 100 ms" in text
+    assert "<code>fortune</code>" in text and "per move 1,000 ms" in text and "grace after a disconnect 100 ms" in text
     assert re.search(r"<th>wall time</th><td>[\d.]+ s over 1 run", text), "the run's wall time"
 
 

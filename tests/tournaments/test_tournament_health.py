@@ -43,7 +43,7 @@ command = {json.dumps(command)}
 
 def test_bots_that_die_are_named_with_their_logs(tmp_path: Path) -> None:
     run = _run_cli(tmp_path, "typo", [PY, str(tmp_path / "no_such_bot.py")],
-                   extra='seed = "health"\ntime_control = { per_move_ms = 500, connect_ms = 1000 }\n')
+                   extra='seed = "health"\ntime_control = { per_move_ms = 500, connect_ms = 5000 }\n')
     assert run.returncode == 0, run.stderr
     lines = {line.split("'")[1]: line for line in run.stderr.splitlines() if line.startswith("warning: bot ")}
     assert set(lines) == {"typo"}, run.stderr
