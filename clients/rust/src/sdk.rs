@@ -282,7 +282,8 @@ pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<
         let wait = backoff(RECONNECT_INITIAL, RECONNECT_CAP, attempt);
         let why = match &error {
             Error::Status(status) => format!("{:?}: {}", status.code(), one_line(status.message())),
-            other => format!("Unavailable: {}", one_line(&other.to_string())),
+            Error::Connect { error, .. } => format!("Unavailable: {}", one_line(&error_chain(error))),
+            other => one_line(&other.to_string()),
         };
         eprintln!(
             "{name}: no stream to the referee at {} ({why}); joining again in {:.1} s (try {attempt})",
@@ -291,6 +292,17 @@ pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<
         );
         tokio::time::sleep(wait).await;
     }
+}
+
+/// A connection that broke under the stream (the referee killed, the network gone) comes from tonic as `Unknown`
+/// ("error reading a body from connection"), where gRPC's other implementations say `Unavailable`: it is told
+/// apart from a status the referee sent by its source, the transport's own error.
+fn dropped_is_unavailable(status: tonic::Status) -> tonic::Status {
+    if status.code() == Code::Unknown && std::error::Error::source(&status).is_some() {
+        let cause = std::error::Error::source(&status).map(error_chain).unwrap_or_default();
+        return tonic::Status::unavailable(format!("the connection broke: {cause}"));
+    }
+    status
 }
 
 fn one_line(text: &str) -> String {
@@ -315,7 +327,8 @@ async fn play_stream<B: Bot + ?Sized>(
             let _ = outbox.send(PlayRequest { body: Some(body) });
         };
         send(Outgoing::Join(join(options, name, session.resume_points())));
-        let mut incoming = client.play(UnboundedReceiverStream::new(outgoing)).await?.into_inner();
+        let mut incoming =
+            client.play(UnboundedReceiverStream::new(outgoing)).await.map_err(dropped_is_unavailable)?.into_inner();
 
         let seat_match = match &options.credential {
             Credential::Seat { match_id, .. } => Some(match_id.as_str()),
@@ -329,7 +342,7 @@ async fn play_stream<B: Bot + ?Sized>(
                 action: Some(action),
             }))
         };
-        while let Some(message) = incoming.message().await? {
+        while let Some(message) = incoming.message().await.map_err(dropped_is_unavailable)? {
             match message.body {
                 Some(Incoming::Welcome(_)) => {
                     joined = true;
@@ -504,6 +517,15 @@ mod tests {
         for code in [Code::Unauthenticated, Code::PermissionDenied, Code::FailedPrecondition, Code::InvalidArgument] {
             assert!(!retryable(&Error::Status(tonic::Status::new(code, "final"))), "{code:?}");
         }
+    }
+
+    #[test]
+    fn a_broken_connection_is_unavailable_and_a_referees_unknown_is_not() {
+        let broken = tonic::Status::from_error(Box::new(std::io::Error::other("connection reset")));
+        assert_eq!(broken.code(), Code::Unknown);
+        assert_eq!(dropped_is_unavailable(broken).code(), Code::Unavailable);
+        let sent = tonic::Status::new(Code::Unknown, "the referee's own");
+        assert_eq!(dropped_is_unavailable(sent).code(), Code::Unknown);
     }
 
     #[test]
