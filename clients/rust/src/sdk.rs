@@ -385,12 +385,13 @@ async fn play_stream<B: Bot + ?Sized>(
                     }
                 }
                 Some(Incoming::Event(event)) => {
-                    if event.sequence > 0 {
+                    // `seq`: this seat's n-th event of the match, the same across reconnects (Join.resume names it)
+                    if event.seq > 0 {
                         let seen = session.last_seq.entry(event.match_id.clone()).or_insert(0);
-                        if event.sequence <= *seen {
+                        if event.seq <= *seen {
                             continue; // resent after a rejoin, and seen before it
                         }
-                        *seen = event.sequence;
+                        *seen = event.seq;
                     }
                     bot.on_event(&event);
                 }
