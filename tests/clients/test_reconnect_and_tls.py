@@ -145,3 +145,68 @@ def test_a_misspelled_RUMMY_RECONNECT_is_told_and_exits_2(tmp_path: Path, lang: 
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, run
     assert "RUMMY_RECONNECT is 'forever' or unset" in run.stderr, run.stderr
+
+
+TLS_LANGS = ["rust", "java", "cpp", "stdio"]
+GRPC_CORE_LOG = re.compile(r"^[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
+
+
+@pytest.fixture(scope="module")
+def tls_referee(pki):  # noqa: F811  (pki is the fixture imported above)
+    """A referee serving TLS on 127.0.0.1 with a certificate the throwaway CA signed."""
+    from referee.service.server import EmbeddedReferee, server_credentials
+    from referee.service.session import TimeControl
+
+    creds = server_credentials(pki["server_cert"], pki["server_key"])
+    with EmbeddedReferee(credentials=creds, default_time=TimeControl(connect_ms=30000)) as ref:
+        yield ref
+
+
+def _one_seat_over_tls(address: str, ca: Path, command: Sequence[str], env: dict[str, str]) -> tuple[pb.MatchResult,
+                                                                                                     Watched]:
+    """A two-seat match on the TLS referee: the client on seat 1 (given ``env``), the Python random bot trusting the
+    CA on seat 0; the result and the client's process (exited)."""
+    creds = grpc.ssl_channel_credentials(ca.read_bytes())
+    with grpc.secure_channel(address, creds, options=CHANNEL_OPTIONS) as channel:
+        stub = pb_grpc.RefereeServiceStub(channel)
+        created = stub.CreateMatch(pb.CreateMatchRequest(
+            variant="indian", seed="tls", max_hands=1, seats=[pb.SeatSpec(name="python"), pb.SeatSpec(name="client")],
+            time_control=pb.TimeControl(per_move_ms=5000, connect_ms=30000)), timeout=30)
+        base = {**os.environ, "RUMMY_REFEREE": address, "RUMMY_MATCH": created.match_id}
+        client = Watched(command, {**base, **env, "RUMMY_SEAT_TOKEN": created.seat_tokens[1]})
+        other = Watched([PY, "-m", "rummybot.bots.random_bot", "--tls-root-cert", str(ca)],
+                        {**base, "RUMMY_SEAT_TOKEN": created.seat_tokens[0]})
+        try:
+            result = stub.GetResult(pb.GetResultRequest(match_id=created.match_id, wait=True), timeout=180).result
+            client.proc.wait(60)  # a seat-token client exits once its match ends
+        finally:
+            client.stop()
+            other.stop()
+    return result, client
+
+
+@pytest.mark.parametrize("lang", TLS_LANGS)
+def test_a_bot_given_the_referees_ca_plays_over_tls(tmp_path: Path, lang: str, tls_referee, pki) -> None:  # noqa: F811
+    command = _command(lang, tmp_path)
+    result, client = _one_seat_over_tls(tls_referee.address, pki["ca_cert"], command,
+                                        {"RUMMY_TLS_ROOT_CERT": str(pki["ca_cert"])})
+    assert result.status == pb.MATCH_STATUS_FINISHED and not list(result.forfeited), (result, client.text())
+    assert client.proc.returncode == 0, client.text()
+    assert client.matching(" ended: ranking"), client.text()
+
+
+@pytest.mark.parametrize("lang", TLS_LANGS)
+@pytest.mark.parametrize("how", ["plaintext", "system roots"])
+def test_a_bot_that_does_not_trust_the_referee_fails_in_one_line(tmp_path: Path, lang: str, how: str, tls_referee,
+                                                                  ) -> None:
+    """Plaintext to a TLS referee, or TLS trusting only the system's roots (which did not sign its certificate):
+    exit 1 and one line naming the address, not a hang and not a stack trace."""
+    env = {**os.environ, "RUMMY_REFEREE": tls_referee.address, "RUMMY_BOT_TOKEN": "t", "RUMMY_TLS": ""}
+    if how == "system roots":
+        env["RUMMY_TLS"] = "1"
+    run = subprocess.run(_command(lang, tmp_path), env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1, (run.returncode, run.stdout, run.stderr)
+    # gRPC's C core (the bridge's Python gRPC, the C++ SDK) may log the failed handshake itself: not the bot's line
+    lines = [line for line in run.stderr.splitlines() if line.strip() and not GRPC_CORE_LOG.match(line)]
+    assert len(lines) == 1 and "cannot reach the referee at " + tls_referee.address in lines[0], run.stderr

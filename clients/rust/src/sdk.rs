@@ -103,6 +103,9 @@ pub enum Error {
     Connect { address: String, error: tonic::transport::Error },
     /// The referee ended the stream with an error status (a wrong token is `PERMISSION_DENIED`).
     Status(tonic::Status),
+    /// A connection was made but no referee answered on it (a TLS referee spoken to in plaintext, or one whose
+    /// certificate is not trusted; something else on the port). Shown as one line naming the address.
+    Unreachable { address: String, status: tonic::Status },
     /// The TLS options cannot be used: a certificate file that cannot be read. Shown as one line naming it.
     Tls(String),
 }
@@ -114,6 +117,9 @@ impl fmt::Display for Error {
                 write!(f, "cannot reach the referee at {address}: {}", error_chain(error))
             }
             Error::Status(status) => write!(f, "{:?}: {}", status.code(), status.message()),
+            Error::Unreachable { address, status } => {
+                write!(f, "cannot reach the referee at {address}: {}", one_line(status.message()))
+            }
             Error::Tls(why) => f.write_str(why),
         }
     }
@@ -225,7 +231,7 @@ fn retryable(error: &Error) -> bool {
     match error {
         Error::Connect { .. } => true,
         Error::Status(status) => matches!(status.code(), Code::Unavailable | Code::Internal | Code::ResourceExhausted),
-        Error::Tls(_) => false,
+        Error::Unreachable { .. } | Error::Tls(_) => false,
     }
 }
 
@@ -274,6 +280,13 @@ pub async fn run<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> Result<Vec<
         let error = match outcome {
             Ok(()) => return Ok(session.results),
             Err(error) => error,
+        };
+        let error = match error {
+            // before any welcome, a dropped stream means no referee was there (Go's and Python's UnreachableError)
+            Error::Status(status) if !session.welcomed && status.code() == Code::Unavailable => {
+                Error::Unreachable { address: options.referee.clone(), status }
+            }
+            other => other,
         };
         attempt = if joined { 1 } else { attempt + 1 }; // a welcomed stream's drop waits from the start again
         if !forever || !session.welcomed || !retryable(&error) {
@@ -472,7 +485,7 @@ pub fn main_with<B: Bot + ?Sized>(bot: &mut B, options: &Options) -> ExitCode {
         Err(Error::Status(status)) if bot_token && matches!(status.code(), Code::Unavailable | Code::Cancelled) => {
             ExitCode::SUCCESS
         }
-        Err(error @ (Error::Connect { .. } | Error::Tls(_))) => {
+        Err(error @ (Error::Connect { .. } | Error::Unreachable { .. } | Error::Tls(_))) => {
             eprintln!("{name}: {error}");
             ExitCode::FAILURE
         }
