@@ -1,6 +1,7 @@
 """A ladder's remote bot in each native SDK (and behind the stdio bridge): told to reconnect forever
 (RUMMY_RECONNECT=forever), it is welcomed, its referee is killed and started again on the same port, and it comes
-back by itself and plays on, one line on stderr per try (naming the address, never the key). And over TLS: a
+back by itself and plays on, one line on stderr per try (naming the address, never the key); a restarted referee
+that no longer knows the key ends it (exit 1). And over TLS: a
 bot given the referee's CA (RUMMY_TLS_ROOT_CERT) plays its seat; one that does not trust it fails in one line."""
 
 from __future__ import annotations
@@ -128,6 +129,12 @@ def test_a_bot_told_to_reconnect_forever_comes_back_after_its_referee_restarts(t
         # one line per match: both were played by this one process
         bot.wait_for("the second match's line", lambda _line: len(bot.matching(" ended: ranking")) == 2)
         assert bot.proc.poll() is None, "a bot reconnecting forever exits only when told to: " + bot.text()
+        # a restart that no longer knows the key (revoked): a final answer, even reconnecting forever
+        kill(referee)
+        (tmp_path / "other").write_text("another-admin-secret\n")
+        referee = serve(port, records, "--admin-token-file", str(tmp_path / "other"))
+        code = bot.proc.wait(120)
+        assert code == 1 and bot.matching("BOT_TOKEN_UNKNOWN"), (code, bot.text())
     finally:
         bot.stop()
         other.stop()
