@@ -46,6 +46,68 @@ void command_line() {
   check(options.extra.size() == 1 && options.extra[0] == "--probe-rejection", "unknown flags are left over");
 }
 
+void reconnect_forever() {
+  using std::chrono::milliseconds;
+  const long long expected[] = {250, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000};
+  for (int attempt = 1; attempt <= 10; ++attempt) {
+    check(rummybot::backoff_ceiling(rummybot::kReconnectInitial, rummybot::kReconnectCap, attempt).count() ==
+              expected[attempt - 1],
+          "the wait doubles from 0.25 s to its cap of 30 s, try " + std::to_string(attempt));
+  }
+  check(rummybot::backoff_ceiling(milliseconds(250), milliseconds(30000), 5000) == milliseconds(30000), "no overflow");
+  for (const int attempt : {1, 3, 8, 40}) {
+    const auto ceiling = rummybot::backoff_ceiling(milliseconds(250), milliseconds(30000), attempt);
+    bool varied = false;
+    const auto first = rummybot::backoff(milliseconds(250), milliseconds(30000), attempt);
+    for (int i = 0; i < 50; ++i) {
+      const auto wait = rummybot::backoff(milliseconds(250), milliseconds(30000), attempt);
+      check(wait >= ceiling / 2 && wait <= ceiling, "a wait is half to all of its ceiling");
+      varied = varied || wait != first;
+    }
+    check(varied, "the waits are jittered");
+  }
+
+  const char* argv[] = {"bot", "--bot-token", "T"};
+  ::unsetenv("RUMMY_RECONNECT");
+  check(!rummybot::parse_args(3, argv).reconnect_forever, "off by default");
+  const char* flag[] = {"bot", "--bot-token", "T", "--reconnect-forever"};
+  check(rummybot::parse_args(4, flag).reconnect_forever, "--reconnect-forever");
+  ::setenv("RUMMY_RECONNECT", "forever", 1);
+  check(rummybot::parse_args(3, argv).reconnect_forever, "RUMMY_RECONNECT=forever is read");
+  ::setenv("RUMMY_RECONNECT", " Forever ", 1);
+  check(rummybot::parse_args(3, argv).reconnect_forever, "RUMMY_RECONNECT ignores case and spaces");
+  ::setenv("RUMMY_RECONNECT", "always", 1);  // a typo is told (exit 2 from main), naming the variable
+  std::string told;
+  try {
+    rummybot::parse_args(3, argv);
+  } catch (const std::invalid_argument& error) {
+    told = error.what();
+  }
+  check(told.rfind("RUMMY_RECONNECT is 'forever' or unset, not \"always\"", 0) == 0, "a typo is told: " + told);
+  ::unsetenv("RUMMY_RECONNECT");
+}
+
+void tls_options() {
+  ::unsetenv("RUMMY_TLS");
+  ::unsetenv("RUMMY_TLS_ROOT_CERT");
+  const char* plain[] = {"bot", "--bot-token", "T"};
+  const rummybot::Options none = rummybot::parse_args(3, plain);
+  check(!none.tls && none.tls_root_cert.empty(), "plaintext by default");
+  const char* ca[] = {"bot", "--bot-token", "T", "--tls-root-cert", "/ca.pem"};
+  check(rummybot::parse_args(5, ca).tls_root_cert == "/ca.pem", "--tls-root-cert");
+  ::setenv("RUMMY_TLS", "1", 1);
+  check(rummybot::parse_args(3, plain).tls, "RUMMY_TLS=1");
+  ::unsetenv("RUMMY_TLS");
+  const char* half[] = {"bot", "--bot-token", "T", "--tls-client-cert", "bot.pem"};
+  bool threw = false;
+  try {
+    rummybot::parse_args(5, half);
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  check(threw, "a client certificate without its key is refused");
+}
+
 pb::SeatView view_of(const std::string& hand, const std::string& discards) {
   pb::SeatView view;
   view.set_variant("indian");
@@ -80,6 +142,8 @@ void greedy_policy() {
 int main() {
   card_notation();
   command_line();
+  reconnect_forever();
+  tls_options();
   greedy_policy();
   if (failures > 0) return EXIT_FAILURE;
   std::cout << "sdk_test: all checks passed" << std::endl;

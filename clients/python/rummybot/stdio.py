@@ -1,6 +1,7 @@
 """The stdio bridge: plays any executable that speaks JSON lines on stdin/stdout, in any language.
 
-    referee-bridge [--referee HOST:PORT] [--bot-token T | --match ID --token T] [--events] -- COMMAND ...
+    referee-bridge [--referee HOST:PORT] [--bot-token T | --match ID --token T] [--events] [--reconnect-forever]
+                   [--tls] [--tls-root-cert PEM] -- COMMAND ...
 
 Connection flags may also come from RUMMY_REFEREE / RUMMY_BOT_TOKEN (RUMMY_MATCH / RUMMY_SEAT_TOKEN), which is
 how the tournament runner passes tokens (a flag is readable by every process on the host), or at the very end of
@@ -20,6 +21,10 @@ cannot be read at all (not JSON, an index out of range, a malformed action) is r
 the same way (``MALFORMED_ANSWER``, ``BAD_LEGAL_INDEX``). No answer is ever replaced by another: only the
 referee's timeout rule plays a default move. The JSON Schema of both line formats is generated from the proto:
 ``clients/stdio/schema.json`` (``python -m rummybot.stdio_schema``). The bot's stderr passes through.
+
+With ``--reconnect-forever`` (or ``RUMMY_RECONNECT=forever``) a bot-token bridge that a referee welcomed joins
+again without end when its stream drops (a ladder's restart), as the SDKs do: the bot keeps running and sees each
+message once. ``--tls`` / ``--tls-root-cert PEM`` (``RUMMY_TLS=1``, ``RUMMY_TLS_ROOT_CERT``) connect with TLS.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import signal
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -42,13 +48,29 @@ from google.protobuf import json_format
 from rummy.referee.v1 import referee_pb2 as pb
 from rummy.referee.v1 import referee_pb2_grpc as pb_grpc
 from rummy.wire import loops
-from rummybot.sdk import messages
+from rummybot.sdk import (
+    CHANNEL_OPTIONS,
+    FOREVER_BACKOFF_CAP_S,
+    FOREVER_BACKOFF_S,
+    RECONNECT_ENV,
+    _retryable,
+    messages,
+    reconnect_forever_from_env,
+    tls_credentials,
+)
 from rummybot.stdio_schema import LINE_KINDS
 
 __all__ = ["Bridge", "BotNotStarted", "split_command", "to_line", "main"]
 
 SDK_VERSION = "stdio-bridge/0.2.0"
 _CONNECTION_FLAGS = ("--referee", "--bot-token", "--match", "--token")
+
+
+def _channel(referee: str, credentials: grpc.ChannelCredentials | None) -> grpc.aio.Channel:
+    """A channel of its own subchannels (``CHANNEL_OPTIONS``: a rejoin does not inherit the old one's backoff)."""
+    if credentials is not None:
+        return grpc.aio.secure_channel(referee, credentials, options=CHANNEL_OPTIONS)
+    return grpc.aio.insecure_channel(referee, options=CHANNEL_OPTIONS)
 
 
 def to_line(msg: pb.PlayResponse) -> dict[str, Any] | None:
@@ -93,6 +115,7 @@ class _Open:
 
     request: pb.DecisionRequest
     answered: bool = False
+    answer: pb.PlayRequest | None = None  # sent again when the referee asks again after a rejoin
 
 
 @dataclass
@@ -108,39 +131,81 @@ class Bridge:
     refusals: Counter[str] = field(default_factory=Counter)
     answers: int = 0
     welcomed: bool = False  # a referee answered: a later UNAVAILABLE means it went away, not that none was there
+    # across rejoins (reconnecting forever): what the bot was told, so that it hears each message once
+    seated: set[str] = field(default_factory=set)
+    finished: set[str] = field(default_factory=set)
+    last_seq: dict[str, int] = field(default_factory=dict)
+    outbox: asyncio.Queue[pb.PlayRequest | None] = field(default_factory=asyncio.Queue)  # the current stream's
+    joined: bool = False  # the current stream was welcomed: its drop waits from the start again
+    log: Callable[[str], None] | None = None  # one line per rejoin (default: stderr)
 
-    async def run(self, referee: str, join: pb.Join, one_match: bool) -> int:
-        """Play until the referee ends the stream (or the one match ends); the child's exit code, else 0."""
+    def resume(self, join: pb.Join) -> pb.Join:
+        """``join`` naming each match seated and not finished with the last event seen (``Join.resume``)."""
+        again = pb.Join()
+        again.CopyFrom(join)
+        del again.resume[:]
+        again.resume.extend(pb.ResumePoint(match_id=m, last_seq=self.last_seq.get(m, 0))
+                            for m in sorted(self.seated - self.finished))
+        return again
+
+    async def run(self, referee: str, join: pb.Join, one_match: bool,
+                  credentials: grpc.ChannelCredentials | None = None, forever: bool = False,
+                  backoff_s: float = FOREVER_BACKOFF_S, backoff_cap_s: float = FOREVER_BACKOFF_CAP_S) -> int:
+        """Play until the referee ends the stream (or the one match ends); the child's exit code, else 0. With
+        ``forever`` (a bot-token bridge), a stream that drops after a welcome is joined again without end, waiting
+        ``backoff_s`` doubling to ``backoff_cap_s`` (each wait a random half to all of it), the bot running on."""
         try:
             child = await asyncio.create_subprocess_exec(*self.command, stdin=asyncio.subprocess.PIPE,
                                                          stdout=asyncio.subprocess.PIPE, limit=4 * 2**20)
         except OSError as exc:  # misspelled, missing, not executable: said in one line, naming it
             raise BotNotStarted(f"cannot start the bot {self.command[0]!r}: {exc.strerror or exc}") from exc
         assert child.stdin is not None and child.stdout is not None
-        outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
-        outbox.put_nowait(pb.PlayRequest(join=join))
+        forever = forever and not one_match
+        say = self.log or (lambda line: print(line, file=sys.stderr, flush=True))
+        reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin))
+        # SIGTERM (how the tournament runner stops its bots) ends the session as the referee's end would, so
+        # the bot is stopped in order and the refusal summary below is still printed
+        terminated = asyncio.Event()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated.set)
+        stop = asyncio.create_task(terminated.wait())
+        attempts = 0
+        while True:
+            outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+            self.outbox = outbox
+            outbox.put_nowait(pb.PlayRequest(join=self.resume(join)))
 
-        async def outgoing() -> AsyncIterator[pb.PlayRequest]:
-            while (m := await outbox.get()) is not None:
-                yield m
+            async def outgoing(q: asyncio.Queue[pb.PlayRequest | None] = outbox) -> AsyncIterator[pb.PlayRequest]:
+                while (m := await q.get()) is not None:
+                    yield m
 
-        async with grpc.aio.insecure_channel(referee) as channel:
-            call = pb_grpc.RefereeServiceStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
-            reader = asyncio.create_task(self._read_answers(child.stdout, child.stdin, outbox))
-            referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
-            # SIGTERM (how the tournament runner stops its bots) ends the session as the referee's end would, so
-            # the bot is stopped in order and the refusal summary below is still printed
-            terminated = asyncio.Event()
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated.set)
-            stop = asyncio.create_task(terminated.wait())
-            await asyncio.wait({reader, referee_done, stop}, return_when=asyncio.FIRST_COMPLETED)
-            bot_quit = reader.done()
-            outbox.put_nowait(None)
-            call.cancel()
-            for task in (reader, referee_done, stop):
-                task.cancel()
-            results = await asyncio.gather(reader, referee_done, return_exceptions=True)
+            self.joined = False
+            async with _channel(referee, credentials) as channel:
+                call = pb_grpc.RefereeServiceStub(channel).Play(outgoing())  # type: ignore[no-untyped-call]
+                referee_done = asyncio.create_task(self._relay(call, child.stdin, one_match))
+                await asyncio.wait({reader, referee_done, stop}, return_when=asyncio.FIRST_COMPLETED)
+                outbox.put_nowait(None)
+                call.cancel()
+                if not referee_done.done():
+                    referee_done.cancel()
+                await asyncio.gather(referee_done, return_exceptions=True)
+            failure = None if referee_done.cancelled() else referee_done.exception()
+            if not (forever and self.welcomed and not reader.done() and not stop.done()
+                    and isinstance(failure, grpc.aio.AioRpcError) and _retryable(failure, forever=True)):
+                break
+            attempts = 1 if self.joined else attempts + 1  # a welcomed stream's drop waits from the start again
+            wait = min(backoff_cap_s, backoff_s * 2 ** min(attempts - 1, 30))
+            wait = random.uniform(wait / 2, wait)
+            why = " ".join((failure.details() or "").split())[:160]
+            say(f"referee-bridge: no stream to the referee at {referee} ({failure.code().name}: {why}); joining "
+                f"again in {wait:.1f} s (try {attempts})")
+            await asyncio.wait({reader, stop}, timeout=wait)  # the bot quitting or SIGTERM end the wait
+            if reader.done() or stop.done():
+                break
+        bot_quit = reader.done()
+        for task in (reader, stop):
+            task.cancel()
+        results = await asyncio.gather(reader, referee_done, return_exceptions=True)
         if bot_quit:  # the bot closed its stdout: it is done (or dead); its exit code is ours
             code = await child.wait()
             if code:
@@ -176,9 +241,22 @@ class Bridge:
         """Referee -> bot: every message as a line; track which decisions are open."""
         async for msg in messages(call):
             kind = msg.WhichOneof("body")
-            self.welcomed = True
+            self.welcomed = self.joined = True
             if kind == "decision":
-                self.open[(msg.decision.match_id, msg.decision.request_id)] = _Open(msg.decision)
+                key = (msg.decision.match_id, msg.decision.request_id)
+                if (o := self.open.get(key)) is not None:  # asked again after a rejoin: the bot has the line
+                    if o.answered and o.answer is not None:  # its answer never arrived
+                        self.outbox.put_nowait(o.answer)
+                    continue
+                self.open[key] = _Open(msg.decision)
+            elif kind == "seated":
+                if msg.seated.match_id in self.seated:  # a rejoin seats it again: the bot hears of it once
+                    continue
+                self.seated.add(msg.seated.match_id)
+            elif kind == "event" and msg.event.seq:
+                if msg.event.seq <= self.last_seq.get(msg.event.match_id, 0):
+                    continue  # resent after a rejoin, and seen before it
+                self.last_seq[msg.event.match_id] = msg.event.seq
             elif kind == "rejected":
                 if (o := self.open.get((msg.rejected.match_id, msg.rejected.request_id))) is not None:
                     o.answered = False
@@ -186,9 +264,12 @@ class Bridge:
             elif kind == "accepted":
                 self.open.pop((msg.accepted.match_id, msg.accepted.request_id), None)
             elif kind == "match_result":
+                if msg.match_result.match_id in self.finished:
+                    continue
+                self.finished.add(msg.match_result.match_id)
                 for key in [k for k in self.open if k[0] == msg.match_result.match_id]:
                     del self.open[key]
-            elif kind == "event" and not self.events:
+            if kind == "event" and not self.events:
                 continue
             line = to_line(msg)
             if line is not None:
@@ -196,8 +277,7 @@ class Bridge:
             if kind == "match_result" and one_match:
                 return
 
-    async def _read_answers(self, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter,
-                            outbox: asyncio.Queue[pb.PlayRequest | None]) -> None:
+    async def _read_answers(self, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter) -> None:
         """Bot -> referee: each line answers a decision; what cannot be read is refused back to the bot."""
         while line := await stdout.readline():
             if not line.strip():
@@ -223,8 +303,9 @@ class Bridge:
                     "message": f"the bridge could not use this answer: {exc} (line: {line[:120].decode(errors='replace').strip()})"}})
                 continue
             target.answered = True
-            outbox.put_nowait(pb.PlayRequest(action=pb.ActionMessage(
-                match_id=target.request.match_id, request_id=target.request.request_id, action=action)))
+            target.answer = pb.PlayRequest(action=pb.ActionMessage(
+                match_id=target.request.match_id, request_id=target.request.request_id, action=action))
+            self.outbox.put_nowait(target.answer)
 
     def _target(self, answer: dict[str, Any]) -> _Open | None:
         """The decision an answer is for: the one it names (``match_id`` and ``request_id``; a request id alone if it
@@ -282,6 +363,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=env("RUMMY_SEAT_TOKEN"), metavar="T", help="seat token (or RUMMY_SEAT_TOKEN)")
     p.add_argument("--name", default=None, help="the bot's name (default: the command's name)")
     p.add_argument("--events", action="store_true", help="also send event lines")
+    p.add_argument("--reconnect-forever", action="store_true",
+                   help="with a bot token: once a referee welcomed it, rejoin without end when it goes away (a "
+                   "ladder's restart), waiting 0.25 s doubling to 30 s; the bot runs on (or RUMMY_RECONNECT=forever)")
+    p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
+                   help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
+    p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
+                   help="connect with TLS, trusting this CA (or RUMMY_TLS_ROOT_CERT)")
+    p.add_argument("--tls-client-cert", default=env("RUMMY_TLS_CLIENT_CERT"), metavar="PEM",
+                   help="mutual TLS: this bot's certificate (or RUMMY_TLS_CLIENT_CERT)")
+    p.add_argument("--tls-client-key", default=env("RUMMY_TLS_CLIENT_KEY"), metavar="PEM",
+                   help="mutual TLS: this bot's private key (or RUMMY_TLS_CLIENT_KEY)")
     return p
 
 
@@ -293,6 +385,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(0)
     own, command = split_command(args)
     opts = p.parse_args(own)
+    try:
+        forever = opts.reconnect_forever or reconnect_forever_from_env(os.environ.get(RECONNECT_ENV))
+    except ValueError as exc:
+        _usage_error(str(exc))
+    credentials = None
+    if opts.tls or opts.tls_root_cert or opts.tls_client_cert:
+        try:
+            credentials = tls_credentials(opts.tls_root_cert, opts.tls_client_cert, opts.tls_client_key)
+        except (OSError, ValueError) as exc:
+            print(f"referee-bridge: TLS: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
     name = opts.name or os.path.basename(command[0])
     if opts.match and opts.token:
         join = pb.Join(seat=pb.SeatCredential(match_id=opts.match, token=opts.token), bot_name=name, sdk=SDK_VERSION, batch=True)
@@ -302,7 +405,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.error("give --bot-token T (or RUMMY_BOT_TOKEN), or --match ID --token T")
     bridge = Bridge(command, events=opts.events, name=name)
     try:
-        code = loops.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token)))
+        code = loops.run(bridge.run(opts.referee, join, one_match=bool(opts.match and opts.token),
+                                    credentials=credentials, forever=forever))
     except KeyboardInterrupt:
         code = 130
     except BotNotStarted as exc:

@@ -38,9 +38,12 @@ pub mod proto {
 }
 
 pub use cards::{CardParseError, RANK_JOKER, SUITS, format_cards, parse_cards};
-pub use options::{Credential, Options, OptionsError, USAGE};
+pub use options::{Credential, Options, OptionsError, RECONNECT_ENV, Tls, USAGE, reconnect_forever_from_env};
 pub use proto::{
     Action, Card, DecisionRequest, Group, HandResult, MatchEvent, MatchResult, Phase, Rank, SeatView, Seated, Suit,
     WildAssignment,
 };
-pub use sdk::{Bot, Error, Request, SDK_VERSION, connect, main, main_with, run, unix_socket_path};
+pub use sdk::{
+    Bot, Error, RECONNECT_CAP, RECONNECT_INITIAL, Request, SDK_VERSION, backoff, backoff_ceiling, connect,
+    connect_with, main, main_with, run, unix_socket_path,
+};

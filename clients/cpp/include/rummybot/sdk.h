@@ -13,6 +13,7 @@
 //   int main(int argc, char** argv) { FirstLegal bot; return rummybot::main(bot, argc, argv); }
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,9 +89,36 @@ struct Options {
   std::string seat_token;                   // --token, or RUMMY_SEAT_TOKEN
   std::string name;                         // --name: overrides Bot::name()
   std::optional<std::uint64_t> seed;        // --seed, or RUMMY_BOT_SEED
+  // --reconnect-forever, or RUMMY_RECONNECT=forever: with a bot token, once a referee welcomed the bot, join again
+  // without end when the stream drops (a ladder's restart), waiting 0.25 s doubling to 30 s, jittered
+  bool reconnect_forever = false;
+  // TLS: --tls (or RUMMY_TLS=1) trusts gRPC's default roots; --tls-root-cert PEM (or RUMMY_TLS_ROOT_CERT) this CA;
+  // --tls-client-cert and --tls-client-key (RUMMY_TLS_CLIENT_CERT, RUMMY_TLS_CLIENT_KEY): mutual TLS
+  bool tls = false;
+  std::string tls_root_cert;
+  std::string tls_client_cert;
+  std::string tls_client_key;
   std::vector<std::string> extra;           // arguments the SDK does not know, left for the bot's own flags
   bool help = false;                        // -h or --help: print kUsage and exit
 };
+
+/// The variable read for --reconnect-forever.
+inline constexpr const char* kReconnectEnv = "RUMMY_RECONNECT";
+
+/// RUMMY_RECONNECT's value (nullptr: unset): "forever" is true, unset or empty false; anything else throws
+/// std::invalid_argument naming the variable, so that a typo is told rather than taken for "no".
+bool reconnect_forever_from_env(const char* value);
+
+/// The waits between joins when reconnecting forever: 0.25 s doubling to 30 s.
+inline constexpr std::chrono::milliseconds kReconnectInitial{250};
+inline constexpr std::chrono::milliseconds kReconnectCap{30000};
+
+/// The attempt-th wait (from 1) before jitter: `first` doubling to `cap`.
+std::chrono::milliseconds backoff_ceiling(std::chrono::milliseconds first, std::chrono::milliseconds cap, int attempt);
+
+/// The attempt-th wait: backoff_ceiling(), then a random part (half to all) of it, so that the bots of a ladder
+/// that restarted do not all knock at once.
+std::chrono::milliseconds backoff(std::chrono::milliseconds first, std::chrono::milliseconds cap, int attempt);
 
 /// The standard flags, for --help.
 inline constexpr std::string_view kUsage =
@@ -99,15 +127,26 @@ inline constexpr std::string_view kUsage =
     "  --match ID --token T  play one seat of one match (RUMMY_MATCH, RUMMY_SEAT_TOKEN)\n"
     "  --name N              the bot's name in Join\n"
     "  --seed S              seed for the bot's own random choices (RUMMY_BOT_SEED)\n"
+    "  --reconnect-forever   with a bot token: once welcomed, join again without end when the referee goes away\n"
+    "                        (a ladder's restart), 0.25 s doubling to 30 s (RUMMY_RECONNECT=forever)\n"
+    "  --tls                 connect with TLS, trusting the system's roots (RUMMY_TLS=1)\n"
+    "  --tls-root-cert PEM   connect with TLS, trusting this CA (RUMMY_TLS_ROOT_CERT)\n"
+    "  --tls-client-cert PEM --tls-client-key PEM\n"
+    "                        mutual TLS: this bot's certificate and key (RUMMY_TLS_CLIENT_CERT, RUMMY_TLS_CLIENT_KEY)\n"
     "The tournament runner passes tokens only in the environment: a flag is readable by every process.\n";
 
-/// Reads the standard command line; throws std::invalid_argument for a flag missing its value or a bad seed.
+/// Reads the standard command line; throws std::invalid_argument for a flag missing its value, a bad seed, a
+/// RUMMY_RECONNECT other than "forever", or a client certificate without its key.
 Options parse_args(int argc, const char* const* argv);
 
 /// Plays until the referee closes the stream (bot-token mode) or the one match ends (seat mode). Returns the
 /// process exit code: 0 when play ended normally (or, with a bot token, when the referee went away after
 /// welcoming the bot), 1 on an error, printed to stderr as one line naming the referee's address (with nothing
 /// listening there: `NAME: cannot reach the referee at ADDRESS: ...`), 2 with no credential to join with.
+/// With options.reconnect_forever (bot-token mode) a stream that drops after a referee welcomed the bot is joined
+/// again without end, one line on stderr per try (naming the address, never the token); the Join names each
+/// match's last event seen, so the bot sees each event and each decision once. A final answer (a revoked key)
+/// still ends it.
 int run(Bot& bot, const Options& options);
 
 /// parse_args() then run(), with errors printed to stderr: `return rummybot::main(bot, argc, argv);`.

@@ -14,6 +14,9 @@ import java.util.OptionalLong;
  *
  * @param referee the referee's {@code HOST:PORT}, or {@code unix:/PATH} for a Unix domain socket (any gRPC target)
  * @param seed a seed for the bot's own random choices, if it makes any
+ * @param reconnectForever with a bot token: once a referee welcomed the bot, join again without end when the stream
+ *     drops (a ladder's restart); {@code --reconnect-forever} or {@code RUMMY_RECONNECT=forever}
+ * @param tls how to speak TLS to the referee; empty: plaintext
  */
 public record BotOptions(
         String referee,
@@ -21,12 +24,43 @@ public record BotOptions(
         Optional<String> matchId,
         Optional<String> seatToken,
         Optional<String> name,
-        OptionalLong seed) {
+        OptionalLong seed,
+        boolean reconnectForever,
+        Optional<Tls> tls) {
 
     public static final String DEFAULT_REFEREE = "127.0.0.1:50051";
 
+    /** The variable read for {@code --reconnect-forever}: "forever" reconnects without end, unset or empty not. */
+    public static final String RECONNECT_ENV = "RUMMY_RECONNECT";
+
+    /**
+     * TLS to the referee ({@code --tls}, {@code --tls-root-cert PEM}).
+     *
+     * @param rootCert a PEM file of the CA that signed the referee's certificate; empty: the system's roots
+     * @param clientCert mutual TLS: this bot's certificate (PEM), with {@code clientKey}, its private key
+     */
+    public record Tls(Optional<String> rootCert, Optional<String> clientCert, Optional<String> clientKey) {
+        public Tls {
+            if (clientCert.isPresent() != clientKey.isPresent()) {
+                throw new IllegalArgumentException("a client certificate and its key go together\n" + USAGE);
+            }
+        }
+
+        /** TLS trusting the system's roots. */
+        public static Tls systemRoots() {
+            return new Tls(Optional.empty(), Optional.empty(), Optional.empty());
+        }
+    }
+
+    /** Plaintext, not reconnecting forever: the options as they were before those two. */
+    public BotOptions(String referee, Optional<String> botToken, Optional<String> matchId, Optional<String> seatToken,
+            Optional<String> name, OptionalLong seed) {
+        this(referee, botToken, matchId, seatToken, name, seed, false, Optional.empty());
+    }
+
     public static final String USAGE = String.join("\n",
             "usage: BOT [--referee ADDRESS] (--bot-token T | --match ID --token T) [--name N] [--seed S]",
+            "           [--reconnect-forever] [--tls] [--tls-root-cert PEM] [--tls-client-cert PEM --tls-client-key PEM]",
             "  --referee ADDRESS    the referee, HOST:PORT or unix:/PATH (env RUMMY_REFEREE, default "
                     + DEFAULT_REFEREE + ")",
             "  --bot-token T        play match after match over one connection (env RUMMY_BOT_TOKEN)",
@@ -34,6 +68,12 @@ public record BotOptions(
             "  --token T            ... with this seat token (env RUMMY_SEAT_TOKEN)",
             "  --name N             the bot's name in the referee's logs",
             "  --seed S             seed for the bot's own random choices (env RUMMY_BOT_SEED)",
+            "  --reconnect-forever  with a bot token: once welcomed, join again without end when the referee goes away",
+            "                       (a ladder's restart), 0.25 s doubling to 30 s (env RUMMY_RECONNECT=forever)",
+            "  --tls                connect with TLS, trusting the system's roots (env RUMMY_TLS=1)",
+            "  --tls-root-cert PEM  connect with TLS, trusting this CA (env RUMMY_TLS_ROOT_CERT)",
+            "  --tls-client-cert PEM, --tls-client-key PEM",
+            "                       mutual TLS: this bot's certificate and key (env RUMMY_TLS_CLIENT_CERT, _KEY)",
             "The tournament runner passes tokens only in the environment: a flag is readable by every process.");
 
     public BotOptions {
@@ -50,7 +90,7 @@ public record BotOptions(
     public String toString() {
         return "BotOptions[referee=" + referee + ", botToken=" + botToken.map(t -> "***")
                 + ", matchId=" + matchId + ", seatToken=" + seatToken.map(t -> "***")
-                + ", name=" + name + ", seed=" + seed + "]";
+                + ", name=" + name + ", seed=" + seed + ", reconnectForever=" + reconnectForever + ", tls=" + tls + "]";
     }
 
     /** True when playing one seat of one match, false when joined with a bot token. */
@@ -76,9 +116,22 @@ public record BotOptions(
         String seatToken = env.get("RUMMY_SEAT_TOKEN");
         String name = null;
         String seed = env.get("RUMMY_BOT_SEED");
+        boolean forever = false;
+        boolean tls = present(env.get("RUMMY_TLS"));
+        String rootCert = env.get("RUMMY_TLS_ROOT_CERT");
+        String clientCert = env.get("RUMMY_TLS_CLIENT_CERT");
+        String clientKey = env.get("RUMMY_TLS_CLIENT_KEY");
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             String value;
+            if (flag.equals("--reconnect-forever")) {
+                forever = true;
+                continue;
+            }
+            if (flag.equals("--tls")) {
+                tls = true;
+                continue;
+            }
             int eq = flag.indexOf('=');
             if (flag.startsWith("--") && eq > 0) {
                 value = flag.substring(eq + 1);
@@ -97,17 +150,43 @@ public record BotOptions(
                 case "--token" -> seatToken = value;
                 case "--name" -> name = value;
                 case "--seed" -> seed = value;
+                case "--tls-root-cert" -> rootCert = value;
+                case "--tls-client-cert" -> clientCert = value;
+                case "--tls-client-key" -> clientKey = value;
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
         boolean seat = present(matchId);
+        forever |= reconnectForeverFromEnv(env.get(RECONNECT_ENV));
+        Optional<Tls> tlsOptions = tls || present(rootCert) || present(clientCert) || present(clientKey)
+                ? Optional.of(new Tls(nonEmpty(rootCert), nonEmpty(clientCert), nonEmpty(clientKey)))
+                : Optional.empty();
         return new BotOptions(
                 referee,
                 seat ? Optional.empty() : nonEmpty(botToken), // a seat given on the command line wins
                 nonEmpty(matchId),
                 seat ? nonEmpty(seatToken) : Optional.empty(),
                 nonEmpty(name),
-                parseSeed(seed));
+                parseSeed(seed),
+                forever,
+                tlsOptions);
+    }
+
+    /**
+     * {@code RUMMY_RECONNECT}'s value: "forever" is true, unset or empty false.
+     *
+     * @throws IllegalArgumentException for anything else, naming the variable: a typo is told rather than taken
+     *     for "no" (a bot that quietly gives up when the ladder restarts)
+     */
+    public static boolean reconnectForeverFromEnv(String value) {
+        String text = value == null ? "" : value.strip().toLowerCase(java.util.Locale.ROOT);
+        if (text.isEmpty()) {
+            return false;
+        }
+        if (text.equals("forever")) {
+            return true;
+        }
+        throw new IllegalArgumentException(RECONNECT_ENV + " is 'forever' or unset, not \"" + value + "\"\n" + USAGE);
     }
 
     private static boolean present(String value) {
