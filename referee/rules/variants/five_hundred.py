@@ -22,7 +22,6 @@ Choices where RULES.md is silent (see the module's report):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -185,14 +184,16 @@ def ways_to_meld(bottom: Card, pool: Sequence[Card], rules: FiveHundredRules) ->
 def melds_in(hand: Sequence[Card], rules: FiveHundredRules) -> list[tuple[Card, ...]]:
     """Every group of ``hand`` that melds (``melds.find_melds``), skipping the finder when a quick count shows
     that no set or run of three is possible."""
-    if not any(c.rank in rules.wilds for c in hand):
+    wilds = rules.wilds
+    if not any(c.rank in wilds for c in hand):
         mr = rules.meld_rules
-        ranks = Counter(c.rank for c in hand)
-        runs: dict[Suit, int] = {}
+        ranks = [0] * (int(Rank.KING) + 1)  # cards of each rank, and run positions held in each suit, by number
+        runs = [0] * (int(Suit.CLUBS) + 1)
         for c in hand:
-            runs[c.suit] = runs.get(c.suit, 0) | _position_bits(c, mr)
-        if not (mr.sets and max(ranks.values(), default=0) >= 3) and not (
-            mr.runs and any(have & have >> 1 & have >> 2 for have in runs.values())  # three positions in a row
+            ranks[int(c.rank)] += 1
+            runs[int(c.suit)] |= _position_bits(c, mr)
+        if not (mr.sets and max(ranks) >= 3) and not (
+            mr.runs and any(have & have >> 1 & have >> 2 for have in runs)  # three positions in a row
         ):
             return []
     return find_melds(hand, rules.meld_rules, rules.wilds)

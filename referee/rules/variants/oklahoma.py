@@ -115,16 +115,26 @@ class OklahomaRules:
     @property
     def wilds(self) -> frozenset[Rank]:
         """Deuces (FOR-2) and, with ARL-7's option, the joker."""
-        return frozenset({Rank.TWO, Rank.JOKER}) if self.joker else frozenset({Rank.TWO})
+        return _DEUCES_AND_JOKER if self.joker else _DEUCES
 
     @property
     def meld_rules(self) -> MeldRules:
-        """FOR-2, FOR-3, ARL-2 in the shared engine's terms: runs of any length, ace high or low."""
-        return MeldRules(
-            max_set=self.max_set,
-            wild_only=WildOnly.SPECIAL if self.deuce_sets else WildOnly.FORBIDDEN,
-            min_wild_only=3,
-        )
+        """FOR-2, FOR-3, ARL-2 in the shared engine's terms: runs of any length, ace high or low. One record per
+        set limit and wild-only rule, made once: it is asked for on every meld read while actions are listed."""
+        key = (self.max_set, self.deuce_sets)
+        found = _MELD_RULES.get(key)
+        if found is None:
+            found = _MELD_RULES[key] = MeldRules(
+                max_set=self.max_set,
+                wild_only=WildOnly.SPECIAL if self.deuce_sets else WildOnly.FORBIDDEN,
+                min_wild_only=3,
+            )
+        return found
+
+
+_DEUCES: frozenset[Rank] = frozenset({Rank.TWO})
+_DEUCES_AND_JOKER: frozenset[Rank] = frozenset({Rank.TWO, Rank.JOKER})
+_MELD_RULES: dict[tuple[int | None, bool], MeldRules] = {}
 
 
 FORTUNE = OklahomaRules("fortune", hand=11, target=500)
