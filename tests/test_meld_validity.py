@@ -134,3 +134,37 @@ def test_extension_is_what_extend_meld_answers_or_none_where_it_refuses(name: st
                     assert melds.extension(meld, cards, rules, wilds) == want
                     fitted += 1
     assert fitted and refused
+
+
+@pytest.mark.parametrize("base", ["fortune", "arlington", "arlington-joker"])
+def test_oklahoma_verdicts_are_read_group_and_extend_group_without_the_refusals(base: str) -> None:
+    """``group_reads`` / ``group_extends`` (what Fortune and Arlington list with) say yes exactly where
+    ``read_group`` / ``extend_group`` take the cards, for groups the finder offers and random groups."""
+    from dataclasses import replace
+
+    rules = {"fortune": oklahoma.FORTUNE, "arlington": oklahoma.ARLINGTON,
+             "arlington-joker": replace(oklahoma.ARLINGTON, joker=True)}[base]
+    rng = random.Random(base)
+    deck = build_deck(2, 1)
+    said = {True: 0, False: 0}
+    for _ in range(150):
+        hand = rng.sample(deck, rng.choice((8, 11, 13)))
+        for cards in melds.find_melds(hand, rules.meld_rules, rules.wilds)[:8] + [rng.sample(hand, 3)]:
+            try:
+                oklahoma.read_group(rules, cards)
+                want = True
+            except (melds.IllegalAction, InvalidAction):
+                want = False
+            assert oklahoma.group_reads(rules, cards) == want, cards
+            said[want] += 1
+            if not want:
+                continue
+            meld = oklahoma.read_group(rules, cards)
+            for card in rng.sample(deck, 6):
+                try:
+                    oklahoma.extend_group(rules, meld, (card,))
+                    fits = True
+                except (melds.IllegalAction, InvalidAction):
+                    fits = False
+                assert oklahoma.group_extends(rules, meld, (card,)) == fits, (meld.describe(), card)
+    assert said[True] and said[False]

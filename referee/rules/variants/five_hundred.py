@@ -28,7 +28,17 @@ from typing import ClassVar
 
 from referee.rules.cards import Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
-from referee.rules.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld, readings
+from referee.rules.melds import (
+    MeldKind,
+    MeldReading,
+    MeldRules,
+    Placed,
+    extend_meld,
+    extension,
+    find_melds,
+    read_meld,
+    readings,
+)
 from referee.rules.variants.base import (
     Action,
     Decision,
@@ -366,11 +376,8 @@ class _FiveHundredFamily:
         return plays + discards
 
     def _can_extend(self, meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules) -> bool:
-        try:
-            _extend(meld, cards, rules)
-        except IllegalAction:
-            return False
-        return True
+        """Whether ``_extend`` takes the cards (no wild named), without building a refusal for each that does not."""
+        return extension(meld.reading, cards, rules.meld_rules, rules.wilds) is not None
 
     def _legal_takes(self, st: FiveHundredState, seat: int) -> list[Action]:
         """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3)."""

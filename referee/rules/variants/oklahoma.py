@@ -243,6 +243,23 @@ def read_group(rules: OklahomaRules, cards: Sequence[Card], stands_for: Sequence
         raise
 
 
+def group_reads(rules: OklahomaRules, cards: Sequence[Card]) -> bool:
+    """Whether ``read_group(rules, cards)`` takes the cards (no wild named): the same tests, without building a
+    refusal (messages that describe every reading) for each group that is refused while actions are listed."""
+    if not cards or (not rules.deuce_sets and all(c.rank in rules.wilds for c in cards)):
+        return False
+    kinds = {r.kind for r in readings(cards, rules.meld_rules, rules.wilds) if _deuce_queen_ok(rules, r)}
+    return len(kinds) == 1  # none: INVALID_MELD; more: AMBIGUOUS_WILD
+
+
+def group_extends(rules: OklahomaRules, meld: MeldReading, cards: Sequence[Card]) -> bool:
+    """Whether ``extend_group(rules, meld, cards)`` takes the cards (no wild named), without building a refusal."""
+    if not cards:
+        return False
+    return any(r.kind == meld.kind and _deuce_queen_ok(rules, r)
+               for r in readings(cards, rules.meld_rules, rules.wilds, fixed=meld.cards))
+
+
 def extend_group(
     rules: OklahomaRules, meld: MeldReading, cards: Sequence[Card], stands_for: Sequence[tuple[Card, Card]] = ()
 ) -> MeldReading:
@@ -768,12 +785,7 @@ class _Verdicts:
         if ok is None:
             if len(self.melds) > _VERDICTS_LIMIT:
                 self.melds.clear()
-            try:
-                read_group(self.rules, cards)
-                ok = True
-            except (IllegalAction, InvalidAction):
-                ok = False
-            self.melds[cards] = ok
+            ok = self.melds[cards] = group_reads(self.rules, cards)
         return ok
 
     def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
@@ -795,11 +807,7 @@ class _Verdicts:
         return ok
 
     def extends(self, meld: MeldReading, card: Card) -> bool:
-        try:
-            extend_group(self.rules, meld, (card,))
-        except (IllegalAction, InvalidAction):
-            return False
-        return True
+        return group_extends(self.rules, meld, (card,))
 
 
 _verdicts: dict[OklahomaRules, _Verdicts] = {}
