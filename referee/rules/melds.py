@@ -811,8 +811,9 @@ def find_melds(
 
     The candidates: each multiset of one rank's cards topped up with 0.. wilds (printed jokers first), each run
     window of a suit with its gaps filled by wilds, and (where allowed) wild-only sets; each distinct candidate is
-    read once (``readings``) and kept if it reads as a meld. Each part's valid groups are remembered per rules and
-    wilds (``_FinderMemory``), so a hand costs a few look-ups and one sort."""
+    judged once (``_valid``, the verdict of ``readings`` without building one) and kept if it reads as a meld. Each
+    part's valid groups are remembered per rules and wilds (``_FinderMemory``), so a hand costs a few look-ups and
+    one sort of int keys."""
     limit = rules.max_wilds if max_wilds is None else max_wilds
     wild_set = frozenset(wilds)
     memory = _memories.get((rules, wild_set))
