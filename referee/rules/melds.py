@@ -28,6 +28,7 @@ __all__ = [
     "readings",
     "read_meld",
     "extend_meld",
+    "extension",
     "find_melds",
     "ACE_HIGH",
 ]
@@ -436,6 +437,36 @@ def read_meld(
         set and a run and the player did not say which, ``WILD_CANNOT_STAND_THERE`` when a named reading is
         impossible.
     """
+    if stands_for or accept is not None:
+        return _read_meld(cards, rules, wilds, stands_for, rule, accept)
+    key = (tuple(cards), rules, frozenset(wilds), rule)
+    known = _read.get(key)
+    if known is None:
+        if len(_read) > _FOUND_LIMIT:
+            _read.clear()
+        try:
+            known = _read[key] = _read_meld(cards, rules, wilds, (), rule, None)
+        except IllegalAction as exc:
+            known = _read[key] = (exc.code, exc.message)
+    if isinstance(known, MeldReading):
+        return known
+    raise IllegalAction(known[0], known[1])
+
+
+# ``read_meld`` of cards with no wild named and no variant filter, by (cards, rules, wilds, rule): the reading meant,
+# or the refusal's code and message (raised anew each time). Listing legal actions reads the same groups turn after
+# turn, for their points or kind; a reading is immutable, so one may be handed out again.
+_read: dict[tuple[tuple[Card, ...], MeldRules, frozenset[Rank], str], MeldReading | tuple[str, str]] = {}
+
+
+def _read_meld(
+    cards: Sequence[Card],
+    rules: MeldRules,
+    wilds: Collection[Rank],
+    stands_for: Sequence[tuple[Card, Card]],
+    rule: str,
+    accept: Callable[[MeldReading], bool] | None,
+) -> MeldReading:
     found = [r for r in readings(cards, rules, wilds) if accept is None or accept(r)]
     if not found:
         raise IllegalAction("INVALID_MELD", f"{' '.join(map(str, cards))} is not a valid set or run ({rule})")
@@ -466,17 +497,32 @@ def extend_meld(
     return _choose(found, stands_for, lambda: f"{meld.describe()} + {' '.join(map(str, cards))}", rule, accept)
 
 
+def extension(meld: MeldReading, cards: Sequence[Card], rules: MeldRules, wilds: Collection[Rank] = ()) -> MeldReading | None:
+    """What ``extend_meld`` answers with no wild named and no variant filter, None where it refuses: for testing
+    many lay-offs while listing actions, without building a refusal for each one that does not fit."""
+    found = [r for r in readings(cards, rules, wilds, fixed=meld.cards) if r.kind == meld.kind]
+    if not found:
+        return None
+    return max(found, key=_meant)  # one kind only, so ``_choose`` picks this, as ``extend_meld`` does
+
+
+def _meant(r: MeldReading) -> tuple[int, int]:
+    """The reading meant among those of one kind (``_choose``): wilds placed as high as they go, then fewest."""
+    return r.high, -r.wilds_used
+
+
 # The meld finder works on card codes, ``rank * 5 + suit``: small ints that order as the cards do (a printed joker
 # is 0, the lowest), so counting, sorting and set look-ups run on ints instead of ``Card`` objects.
 _CARD_OF: dict[int, Card] = {int(r) * 5 + int(s): Card(r, s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
-_RUN_CODE = {(pos, int(suit)): int(_rank_at(pos)) * 5 + int(suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS}
 _CODE_RANGE = range(int(Rank.KING) * 5 + int(Suit.CLUBS) + 1)
 _FOUND_LIMIT = 1 << 15  # entries remembered per (rules, wilds) in each memory before it is cleared
 
 _CODE_OF: dict[Card, int] = {card: code for code, card in _CARD_OF.items()}
 
 Codes = tuple[int, ...]
-Found = dict[tuple[int, Codes], tuple[Card, ...]]  # valid groups by (-size, sorted codes), the finder's order
+# valid groups by their order key (``_order_key``): an int, so a hand's groups are sorted as ints, several times
+# faster than the (-size, codes) tuples they stand for
+Found = dict[int, tuple[Card, ...]]
 
 
 class _FinderMemory:
@@ -485,9 +531,10 @@ class _FinderMemory:
     one rank (that rank's cards and the wilds), the runs of one suit (which of its naturals are held and the
     wilds) and the wild-only sets (the wilds); the same parts recur from hand to hand and turn to turn."""
 
-    __slots__ = ("valid", "sets", "runs", "wild_only")
+    __slots__ = ("valid", "sets", "runs", "wild_only", "wild_bits")
 
-    def __init__(self) -> None:
+    def __init__(self, wilds: frozenset[Rank] = frozenset()) -> None:
+        self.wild_bits = _rank_bits(wilds)
         self.valid: dict[Codes, bool] = {}
         self.sets: dict[tuple[Codes, Codes, int, int], Found] = {}
         self.runs: dict[tuple[int, int, Codes], Found] = {}
@@ -502,19 +549,201 @@ class _FinderMemory:
 _memories: dict[tuple[MeldRules, frozenset[Rank]], _FinderMemory] = {}
 
 
+def _rank_bits(ranks: Collection[Rank]) -> int:
+    bits = 0
+    for r in ranks:
+        bits |= 1 << int(r)
+    return bits
+
+
+def _valid(g: Codes, rules: MeldRules, wild_bits: int) -> bool:
+    """Whether the cards of codes ``g`` read as a new meld: ``bool(_readings(cards, rules, wilds, ()))`` without
+    building a reading. The same tests in the same order as ``_readings`` (tests/test_meld_validity.py holds the two
+    to the same answer on every kind of group), on the codes' ranks and suits as bits."""
+    n = len(g)
+    if n == 0:
+        return bool(_readings((), rules, frozenset(r for r in Rank if wild_bits >> int(r) & 1), ()))
+    nat_ranks = 0  # bits of the natural (non-wild) cards' ranks, and of their suits
+    nat_suits = 0
+    naturals = 0
+    wild_ranks = 0
+    for c in g:
+        r = c // 5
+        if wild_bits >> r & 1:
+            wild_ranks |= 1 << r
+        else:
+            naturals += 1
+            nat_ranks |= 1 << r
+            nat_suits |= 1 << (c % 5)
+    if naturals == 0:
+        if rules.wild_only is WildOnly.FORBIDDEN:
+            return False
+        if rules.wild_only is WildOnly.SPECIAL:  # ``_wild_only_reading``
+            return n >= rules.min_wild_only and (rules.max_set is None or n <= rules.max_set) and (
+                wild_ranks & (wild_ranks - 1) == 0)
+    return _valid_set(g, rules, wild_bits, naturals, nat_ranks) or _valid_run(g, rules, wild_bits, naturals, nat_suits)
+
+
+def _valid_set(g: Codes, rules: MeldRules, wild_bits: int, naturals: int, nat_ranks: int) -> bool:
+    """``_set_readings`` is not empty."""
+    n = len(g)
+    max_set = rules.max_set
+    if not rules.sets or n < rules.min_set or (max_set is not None and n > max_set):
+        return False
+    if naturals:
+        if nat_ranks & (nat_ranks - 1):
+            return False  # naturals of two ranks: no rank takes them all
+        rank = nat_ranks.bit_length() - 1
+        if rank == 1 and not rules.aces_meld:
+            return False
+        if rules.set_distinct_suits:
+            seen = 0
+            for c in g:
+                s = c % 5
+                if not wild_bits >> (c // 5) & 1 and s != 0:
+                    if seen >> s & 1:
+                        return False  # a natural suit twice: only a wild twin could move to stand in
+                    seen |= 1 << s
+            if n > 4:
+                return False
+        stand_ins = n - naturals
+        return (rules.max_wilds is None or stand_ins <= rules.max_wilds) and stand_ins != n
+    if not rules.wilds_as_natural:
+        return False
+    tried = 0
+    for c in g:  # every card a wild: each of their ranks read naturally in turn
+        rank = c // 5
+        if tried >> rank & 1:
+            continue
+        tried |= 1 << rank
+        if rank == 1 and not rules.aces_meld:
+            continue
+        if rank == 0 and wild_bits & 1:
+            continue
+        if rules.set_distinct_suits and n > 4:
+            continue
+        stand_ins = 0  # the cards of other ranks (a twin of the rank moved to stand in is read as itself)
+        for d in g:
+            if d // 5 != rank:
+                stand_ins += 1
+        if (rules.max_wilds is None or stand_ins <= rules.max_wilds) and stand_ins != n:
+            return True
+    return False
+
+
+def _valid_run(g: Codes, rules: MeldRules, wild_bits: int, naturals: int, nat_suits: int) -> bool:
+    """``_run_readings`` is not empty."""
+    n = len(g)
+    if not rules.runs or n < rules.min_run or n > 13:
+        return False
+    if naturals:
+        if nat_suits & (nat_suits - 1) or nat_suits & 1:
+            return False  # two suits, or a natural printed joker
+        suits = nat_suits
+    else:
+        suits = 0
+        for c in g:
+            suits |= 1 << (c % 5)
+        suits &= ~1
+    lo_min = 1 if (rules.ace_low and rules.aces_meld) else 2
+    hi_max = ACE_HIGH if (rules.ace_high and rules.aces_meld) else 13
+    for suit in range(1, 5):
+        if not suits >> suit & 1:
+            continue
+        for low in range(lo_min, hi_max - n + 2):
+            high = low + n - 1
+            if low == 1 and high >= ACE_HIGH:
+                continue
+            if _fills(g, rules, wild_bits, suit, low, high):
+                return True
+    return False
+
+
+def _fills(g: Codes, rules: MeldRules, wild_bits: int, suit: int, low: int, high: int) -> bool:
+    """``_fill_run`` of window ``low..high`` in ``suit`` is not None."""
+    taken = 0
+    for c in g:
+        r = c // 5
+        if wild_bits >> r & 1:
+            continue
+        pos = _pos_in(r, low, high)
+        if c % 5 != suit or pos == 0 or taken >> pos & 1:
+            return False
+        taken |= 1 << pos
+    stand_ins: list[int] = []
+    for jokers in (False, True):  # the wilds, printed jokers last (``_fill_run`` sorts them so)
+        for c in g:
+            r = c // 5
+            if not wild_bits >> r & 1 or (r == 0) != jokers:
+                continue
+            pos = _pos_in(r, low, high) if rules.wilds_as_natural and c % 5 == suit else 0
+            if pos and not taken >> pos & 1:
+                taken |= 1 << pos
+            else:
+                stand_ins.append(c)
+    used = 0
+    i = 0
+    for pos in range(low, high + 1):  # the stand-ins fill the gaps in order, low to high
+        if taken >> pos & 1:
+            continue
+        c = stand_ins[i]
+        i += 1
+        if c // 5 != (1 if pos == ACE_HIGH else pos) or c % 5 != suit:
+            used += 1
+    if rules.max_wilds is not None and used > rules.max_wilds:
+        return False
+    return used != len(g)
+
+
+def _pos_in(rank: int, low: int, high: int) -> int:
+    """``_natural_pos`` of a card of ``rank`` in the window ``low..high``, 0 for none."""
+    if rank == 0:
+        return 0
+    if rank == 1:
+        if low <= 1 <= high:
+            return 1
+        return ACE_HIGH if low <= ACE_HIGH <= high else 0
+    return rank if low <= rank <= high else 0
+
+
 def _code(card: Card) -> int:
     return int(card.rank) * 5 + int(card.suit)
+
+
+def _order_key(g: Codes) -> int:
+    """A leading 1 bit, then each code in 7 bits: a longer group has the greater key, and groups of one size order
+    as their codes do (``_in_finder_order`` turns this into the finder's order, longest first)."""
+    key = 1
+    for c in g:
+        key = key << 7 | c
+    return key
+
+
+def _in_finder_order(found: Found) -> list[tuple[Card, ...]]:
+    """The groups longest first, those of one size by their sorted codes: the order of the (-size, codes) keys."""
+    keys = sorted(found)
+    out: list[tuple[Card, ...]] = []
+    end = len(keys)
+    while end > 0:  # the sorted keys run shortest first: take each size's run, from the longest size down
+        start = end - 1
+        bits = keys[start].bit_length()
+        while start > 0 and keys[start - 1].bit_length() == bits:
+            start -= 1
+        for i in range(start, end):
+            out.append(found[keys[i]])
+        end = start
+    return out
 
 
 def _keep_if_valid(group: list[int], rules: MeldRules, wilds: frozenset[Rank], memory: _FinderMemory, out: Found) -> None:
     """Add ``group`` to ``out`` when it reads as a meld (each distinct group is read once per rules and wilds)."""
     g = tuple(sorted(group))
-    key = (-len(g), g)
+    key = _order_key(g)
     if key in out:
         return
     ok = memory.valid.get(g)
     if ok is None:
-        ok = memory.valid[g] = bool(_readings(tuple(_CARD_OF[c] for c in g), rules, wilds, ()))
+        ok = memory.valid[g] = _valid(g, rules, memory.wild_bits)
     if ok:
         out[key] = tuple(_CARD_OF[c] for c in g)
 
@@ -554,7 +783,7 @@ def _run_groups(suit: int, held: int, stand_ins: Codes, rules: MeldRules, wilds:
         missing = 0
         for high in range(low, hi_max + 1):  # the window low..high grows one card at a time
             if held >> high & 1:
-                group.append(_RUN_CODE[high, suit])
+                group.append((1 if high == ACE_HIGH else high) * 5 + suit)  # ``_RUN_CODE``
             else:
                 missing += 1
             if high < low + rules.min_run - 1 or (low == 1 and high == ACE_HIGH):
@@ -582,16 +811,18 @@ def find_melds(
 
     The candidates: each multiset of one rank's cards topped up with 0.. wilds (printed jokers first), each run
     window of a suit with its gaps filled by wilds, and (where allowed) wild-only sets; each distinct candidate is
-    read once (``readings``) and kept if it reads as a meld. Each part's valid groups are remembered per rules and
-    wilds (``_FinderMemory``), so a hand costs a few look-ups and one sort."""
+    judged once (``_valid``, the verdict of ``readings`` without building one) and kept if it reads as a meld. Each
+    part's valid groups are remembered per rules and wilds (``_FinderMemory``), so a hand costs a few look-ups and
+    one sort of int keys."""
     limit = rules.max_wilds if max_wilds is None else max_wilds
     wild_set = frozenset(wilds)
     memory = _memories.get((rules, wild_set))
     if memory is None:
-        memory = _memories[rules, wild_set] = _FinderMemory()
+        memory = _memories[rules, wild_set] = _FinderMemory(wild_set)
     memory.bound()
+    wild_bits = memory.wild_bits
     codes = sorted([_CODE_OF[card] for card in hand])
-    wild_codes = tuple(c for c in codes if c // 5 in wild_set)  # printed jokers first
+    wild_codes = tuple([c for c in codes if wild_bits >> (c // 5) & 1])  # printed jokers first
     nw = len(wild_codes) if limit is None else min(limit, len(wild_codes))
     found: Found = {}
     if rules.sets:
@@ -611,25 +842,26 @@ def find_melds(
         held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
         ranks_held = [0] * (len(SUITS) + 1)  # by suit: how many distinct natural ranks are held
         for c in codes:
-            rank, suit = divmod(c, 5)
-            if rank not in wild_set and not held[suit] >> rank & 1:
+            rank = c // 5
+            suit = c % 5
+            if not wild_bits >> rank & 1 and not held[suit] >> rank & 1:
                 held[suit] |= (1 << 1 | 1 << ACE_HIGH) if rank == int(Rank.ACE) else 1 << rank
                 ranks_held[suit] += 1
         stand_ins = wild_codes[:nw]
-        for suit in SUITS:
+        for suit in range(1, len(SUITS) + 1):
             if ranks_held[suit] + nw < rules.min_run:
                 continue  # too few to make a run even with every wild
-            run_key = (int(suit), held[suit], stand_ins)
+            run_key = (suit, held[suit], stand_ins)
             part = memory.runs.get(run_key)
             if part is None:
-                part = memory.runs[run_key] = _run_groups(int(suit), held[suit], stand_ins, rules, wild_set, memory)
+                part = memory.runs[run_key] = _run_groups(suit, held[suit], stand_ins, rules, wild_set, memory)
             found.update(part)
     if rules.wild_only is WildOnly.SPECIAL:
         part = memory.wild_only.get(wild_codes)
         if part is None:
             part = memory.wild_only[wild_codes] = _wild_only_groups(wild_codes, rules, wild_set, memory)
         found.update(part)
-    return [found[key] for key in sorted(found)]
+    return _in_finder_order(found)
 
 
 NATURAL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS)

@@ -22,14 +22,23 @@ Choices where RULES.md is silent (see the module's report):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from referee.rules.cards import Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
-from referee.rules.melds import MeldKind, MeldReading, MeldRules, Placed, extend_meld, find_melds, read_meld, readings
+from referee.rules.melds import (
+    MeldKind,
+    MeldReading,
+    MeldRules,
+    Placed,
+    extend_meld,
+    extension,
+    find_melds,
+    read_meld,
+    readings,
+)
 from referee.rules.variants.base import (
     Action,
     Decision,
@@ -185,14 +194,16 @@ def ways_to_meld(bottom: Card, pool: Sequence[Card], rules: FiveHundredRules) ->
 def melds_in(hand: Sequence[Card], rules: FiveHundredRules) -> list[tuple[Card, ...]]:
     """Every group of ``hand`` that melds (``melds.find_melds``), skipping the finder when a quick count shows
     that no set or run of three is possible."""
-    if not any(c.rank in rules.wilds for c in hand):
+    wilds = rules.wilds
+    if not any(c.rank in wilds for c in hand):
         mr = rules.meld_rules
-        ranks = Counter(c.rank for c in hand)
-        runs: dict[Suit, int] = {}
+        ranks = [0] * (int(Rank.KING) + 1)  # cards of each rank, and run positions held in each suit, by number
+        runs = [0] * (int(Suit.CLUBS) + 1)
         for c in hand:
-            runs[c.suit] = runs.get(c.suit, 0) | _position_bits(c, mr)
-        if not (mr.sets and max(ranks.values(), default=0) >= 3) and not (
-            mr.runs and any(have & have >> 1 & have >> 2 for have in runs.values())  # three positions in a row
+            ranks[int(c.rank)] += 1
+            runs[int(c.suit)] |= _position_bits(c, mr)
+        if not (mr.sets and max(ranks) >= 3) and not (
+            mr.runs and any(have & have >> 1 & have >> 2 for have in runs)  # three positions in a row
         ):
             return []
     return find_melds(hand, rules.meld_rules, rules.wilds)
@@ -365,11 +376,8 @@ class _FiveHundredFamily:
         return plays + discards
 
     def _can_extend(self, meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules) -> bool:
-        try:
-            _extend(meld, cards, rules)
-        except IllegalAction:
-            return False
-        return True
+        """Whether ``_extend`` takes the cards (no wild named), without building a refusal for each that does not."""
+        return extension(meld.reading, cards, rules.meld_rules, rules.wilds) is not None
 
     def _legal_takes(self, st: FiveHundredState, seat: int) -> list[Action]:
         """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3)."""

@@ -115,16 +115,26 @@ class OklahomaRules:
     @property
     def wilds(self) -> frozenset[Rank]:
         """Deuces (FOR-2) and, with ARL-7's option, the joker."""
-        return frozenset({Rank.TWO, Rank.JOKER}) if self.joker else frozenset({Rank.TWO})
+        return _DEUCES_AND_JOKER if self.joker else _DEUCES
 
     @property
     def meld_rules(self) -> MeldRules:
-        """FOR-2, FOR-3, ARL-2 in the shared engine's terms: runs of any length, ace high or low."""
-        return MeldRules(
-            max_set=self.max_set,
-            wild_only=WildOnly.SPECIAL if self.deuce_sets else WildOnly.FORBIDDEN,
-            min_wild_only=3,
-        )
+        """FOR-2, FOR-3, ARL-2 in the shared engine's terms: runs of any length, ace high or low. One record per
+        set limit and wild-only rule, made once: it is asked for on every meld read while actions are listed."""
+        key = (self.max_set, self.deuce_sets)
+        found = _MELD_RULES.get(key)
+        if found is None:
+            found = _MELD_RULES[key] = MeldRules(
+                max_set=self.max_set,
+                wild_only=WildOnly.SPECIAL if self.deuce_sets else WildOnly.FORBIDDEN,
+                min_wild_only=3,
+            )
+        return found
+
+
+_DEUCES: frozenset[Rank] = frozenset({Rank.TWO})
+_DEUCES_AND_JOKER: frozenset[Rank] = frozenset({Rank.TWO, Rank.JOKER})
+_MELD_RULES: dict[tuple[int | None, bool], MeldRules] = {}
 
 
 FORTUNE = OklahomaRules("fortune", hand=11, target=500)
@@ -231,6 +241,23 @@ def read_group(rules: OklahomaRules, cards: Sequence[Card], stands_for: Sequence
     except IllegalAction as exc:
         _explain_refusal(rules, exc, format_cards(cards), lambda: read_meld(cards, mr, rules.wilds, stands_for, "FOR-3"))
         raise
+
+
+def group_reads(rules: OklahomaRules, cards: Sequence[Card]) -> bool:
+    """Whether ``read_group(rules, cards)`` takes the cards (no wild named): the same tests, without building a
+    refusal (messages that describe every reading) for each group that is refused while actions are listed."""
+    if not cards or (not rules.deuce_sets and all(c.rank in rules.wilds for c in cards)):
+        return False
+    kinds = {r.kind for r in readings(cards, rules.meld_rules, rules.wilds) if _deuce_queen_ok(rules, r)}
+    return len(kinds) == 1  # none: INVALID_MELD; more: AMBIGUOUS_WILD
+
+
+def group_extends(rules: OklahomaRules, meld: MeldReading, cards: Sequence[Card]) -> bool:
+    """Whether ``extend_group(rules, meld, cards)`` takes the cards (no wild named), without building a refusal."""
+    if not cards:
+        return False
+    return any(r.kind == meld.kind and _deuce_queen_ok(rules, r)
+               for r in readings(cards, rules.meld_rules, rules.wilds, fixed=meld.cards))
 
 
 def extend_group(
@@ -758,12 +785,7 @@ class _Verdicts:
         if ok is None:
             if len(self.melds) > _VERDICTS_LIMIT:
                 self.melds.clear()
-            try:
-                read_group(self.rules, cards)
-                ok = True
-            except (IllegalAction, InvalidAction):
-                ok = False
-            self.melds[cards] = ok
+            ok = self.melds[cards] = group_reads(self.rules, cards)
         return ok
 
     def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
@@ -785,11 +807,7 @@ class _Verdicts:
         return ok
 
     def extends(self, meld: MeldReading, card: Card) -> bool:
-        try:
-            extend_group(self.rules, meld, (card,))
-        except (IllegalAction, InvalidAction):
-            return False
-        return True
+        return group_extends(self.rules, meld, (card,))
 
 
 _verdicts: dict[OklahomaRules, _Verdicts] = {}

@@ -29,6 +29,7 @@ from referee.rules.melds import (
     Placed,
     WildOnly,
     extend_meld,
+    extension,
     find_melds,
     read_meld,
 )
@@ -249,21 +250,39 @@ def _extended(
     return extended
 
 
-def _could_fit(reading: MeldReading, c: Card, wilds: frozenset[Rank]) -> bool:
-    """A cheap necessary condition for ``c`` laying off on a meld read as ``reading`` (``_extended`` decides)."""
-    if reading.kind is MeldKind.WILD_SET:
-        return c.rank == reading.cards[0].card.rank
-    if c.rank in wilds:
-        return _wild_count(reading.raw, wilds) == 0
-    if reading.kind is MeldKind.SET:
-        return c.rank == reading.rank
-    if c.suit != reading.suit:
+def _extends(rules: SkarneyRules, reading: MeldReading, cards: Sequence[Card]) -> bool:
+    """Whether ``_extended`` (with no wild named) takes ``cards`` on a meld read as ``reading``: the same tests,
+    without building a refusal for each lay-off that does not fit while actions are listed."""
+    if reading.kind is not MeldKind.WILD_SET and _wild_count([*reading.raw, *cards], rules.wild_ranks) > 1:
         return False
-    low, high = reading.low, reading.high
-    for p in ((1, ACE_HIGH) if c.rank is Rank.ACE else (int(c.rank),)):
-        if low - 2 <= p < low or high < p <= high + 2:
-            return True
-    return False
+    extended = extension(reading, cards, rules.meld_rules, rules.wild_ranks)
+    if extended is None:
+        return False
+    return extended.kind is MeldKind.WILD_SET or _wild_count(extended.raw, rules.wild_ranks) <= 1
+
+
+def _could_fit_cards(reading: MeldReading, wilds: frozenset[Rank]) -> frozenset[Card]:
+    """Every card that may fit on a meld read as ``reading``: a cheap necessary condition (``_extended`` decides),
+    the meld read once for all the cards."""
+    if reading.kind is MeldKind.WILD_SET:
+        rank = reading.cards[0].card.rank
+        return frozenset(c for c in _EVERY_CARD if c.rank == rank)
+    fits: list[Card] = []
+    if _wild_count(reading.raw, wilds) == 0:
+        fits.extend(c for c in _EVERY_CARD if c.rank in wilds)  # a wild, on a meld with none yet
+    naturals = [c for c in _EVERY_CARD if c.rank not in wilds]
+    if reading.kind is MeldKind.SET:
+        rank = reading.rank
+        return frozenset(fits + [c for c in naturals if c.rank == rank])
+    suit, low, high = reading.suit, reading.low, reading.high
+    for c in naturals:
+        if c.suit != suit:
+            continue
+        for p in ((1, ACE_HIGH) if c.rank is Rank.ACE else (int(c.rank),)):
+            if low - 2 <= p < low or high < p <= high + 2:
+                fits.append(c)
+                break
+    return frozenset(fits)
 
 
 _EVERY_CARD = (*NATURAL_CARDS, JOKER)
@@ -281,7 +300,7 @@ class _LayOffVerdicts:
         self.meld_id = meld_id
         self.reading = reading
         # the cards that may fit: a cheap necessary condition (``fits`` is the full test)
-        self.could = frozenset(c for c in _EVERY_CARD if _could_fit(reading, c, rules.wild_ranks))
+        self.could = _could_fit_cards(reading, rules.wild_ranks)
         self.verdicts: dict[tuple[Card, ...], bool] = {}
         self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
 
@@ -312,12 +331,7 @@ class _LayOffVerdicts:
     def fits(self, cards: tuple[Card, ...]) -> bool:
         ok = self.verdicts.get(cards)
         if ok is None:
-            try:
-                _extended(self.rules, self.meld_id, self.reading, cards, ())
-                ok = True
-            except IllegalAction:
-                ok = False
-            self.verdicts[cards] = ok
+            ok = self.verdicts[cards] = _extends(self.rules, self.reading, cards)
         return ok
 
 
