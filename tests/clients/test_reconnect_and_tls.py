@@ -154,7 +154,7 @@ def test_a_misspelled_RUMMY_RECONNECT_is_told_and_exits_2(tmp_path: Path, lang: 
     assert "RUMMY_RECONNECT is 'forever' or unset" in run.stderr, run.stderr
 
 
-TLS_LANGS = ["rust", "java", "cpp", "stdio"]
+TLS_LANGS = ["rust", "java", "cpp", "stdio", "go", "node"]
 GRPC_CORE_LOG = re.compile(r"^[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
 
 

@@ -39,6 +39,12 @@ func ParseFlags(fs *flag.FlagSet, args []string) (Flags, error) {
 	forever, envErr := ReconnectForeverFromEnv(os.Getenv(ReconnectEnv))
 	fs.BoolVar(&f.ReconnectForever, "reconnect-forever", forever, "with a bot token: once welcomed, join again "+
 		"without end when the referee goes away (a ladder's restart), 0.25 s doubling to 30 s (or RUMMY_RECONNECT=forever)")
+	var useTLS bool
+	var rootCert, clientCert, clientKey string
+	fs.BoolVar(&useTLS, "tls", false, "connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
+	fs.StringVar(&rootCert, "tls-root-cert", "", "connect with TLS, trusting this PEM CA (or RUMMY_TLS_ROOT_CERT)")
+	fs.StringVar(&clientCert, "tls-client-cert", "", "mutual TLS: this bot's PEM certificate (or RUMMY_TLS_CLIENT_CERT)")
+	fs.StringVar(&clientKey, "tls-client-key", "", "mutual TLS: this bot's PEM private key (or RUMMY_TLS_CLIENT_KEY)")
 	// an unreadable RUMMY_BOT_SEED is ignored, as the Python SDK does; an unreadable --seed is an error
 	f.Seed, f.HasSeed = parseSeed(os.Getenv("RUMMY_BOT_SEED"))
 	fs.Func("seed", "seed for the bot's own random choices (default $RUMMY_BOT_SEED)", func(s string) error {
@@ -50,7 +56,12 @@ func ParseFlags(fs *flag.FlagSet, args []string) (Flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
-	return f, envErr
+	if envErr != nil {
+		return f, envErr
+	}
+	tlsOptions, err := TLSFromEnv(os.Getenv, useTLS, rootCert, clientCert, clientKey)
+	f.TLS = tlsOptions
+	return f, err
 }
 
 func parseSeed(s string) (int64, bool) {
@@ -68,8 +79,10 @@ func envOr(key, fallback string) string {
 // Main runs bot from the command line (see ParseFlags) until the referee is done with it, then exits: 0 when
 // the stream ended normally, after the seat's match, on Ctrl-C, or (bot-token mode) when the referee went away
 // after welcoming the bot (with RUMMY_RECONNECT=forever or --reconnect-forever: it joins again instead, without
-// end); 1 with one line naming the address when no referee answered there, and on any other failure; 2 on a bad
-// command line (an RUMMY_RECONNECT other than "forever" included).
+// end); 1 with one line naming the address when no referee answered there (a TLS referee spoken to in plaintext,
+// or one whose certificate is not trusted, included), one line naming a TLS file that cannot be read, and on any
+// other failure; 2 on a bad command line (an RUMMY_RECONNECT other than "forever", or a client certificate
+// without its key, included).
 func Main(bot Bot) {
 	f, err := ParseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
@@ -94,9 +107,10 @@ func Main(bot Bot) {
 	_, err = Run(ctx, bot, f.Options)
 	code := status.Code(err)
 	var unreachable *UnreachableError
+	var tlsFile *TLSFileError
 	switch {
 	case err == nil, ctx.Err() != nil:
-	case errors.As(err, &unreachable):
+	case errors.As(err, &unreachable), errors.As(err, &tlsFile):
 		fmt.Fprintf(os.Stderr, "%s: %v\n", f.Name, err)
 		stop()
 		os.Exit(1)

@@ -13,7 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
 	pb "github.com/rummy-referee/rummy/clients/go/gen/rummy/referee/v1"
@@ -27,6 +27,8 @@ type Options struct {
 	MatchID   string
 	SeatToken string
 	Name      string // sent in the Join, for the referee's logs and records
+	// TLS to the referee (--tls, --tls-root-cert ... from Main); nil: plaintext.
+	TLS *TLS
 	// ReconnectForever (bot-token mode): once welcomed, join again without end when the stream drops (a
 	// ladder's restart), waiting BackoffInitial (0: ReconnectInitial) doubling to BackoffCap (0: ReconnectCap).
 	ReconnectForever bool
@@ -63,7 +65,8 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Run connects to the referee and plays until it closes the stream (bot-token mode) or the one match ends
 // (seat mode), answering decisions one at a time in arrival order. It returns the results of the matches played.
-// When nothing answers at opts.Referee, the error is an *UnreachableError.
+// When nothing answers at opts.Referee, the error is an *UnreachableError (also a TLS referee spoken to in
+// plaintext, or one whose certificate opts.TLS does not trust); a TLS file that cannot be used is a *TLSFileError.
 //
 // With opts.ReconnectForever (bot-token mode; RUMMY_RECONNECT=forever or --reconnect-forever from Main), a stream
 // that drops after a referee welcomed the bot is joined again without end, waiting ReconnectInitial doubling to
@@ -80,6 +83,10 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 	default:
 		return nil, errors.New("give a bot token, or a match id and a seat token")
 	}
+	creds, err := TransportCredentials(opts.TLS)
+	if err != nil {
+		return nil, err
+	}
 	forever := opts.ReconnectForever && opts.MatchID == ""
 	s := &session{bot: bot, hooks: hooks(bot), pending: map[string]Request{}, lastSeq: map[string]uint64{},
 		seated: map[string]bool{}, finished: map[string]bool{}, sent: map[answerKey]*pb.Action{}}
@@ -90,7 +97,7 @@ func Run(ctx context.Context, bot Bot, opts Options) ([]*pb.MatchResult, error) 
 	}
 	for attempt := 1; ; attempt++ {
 		join.Resume = s.resumePoints()
-		done, err := s.play(ctx, opts, join)
+		done, err := s.play(ctx, opts, creds, join)
 		if done || err == nil {
 			return s.results, err
 		}
@@ -173,9 +180,10 @@ func oneLine(text string) string {
 
 // play runs one Play stream on a connection of its own (gRPC's connection backoff, up to 120 s, would otherwise
 // outlast the referee's restart); done says the bot is finished (the stream ended, or the seat's match did).
-func (s *session) play(ctx context.Context, opts Options, join *pb.Join) (bool, error) {
+func (s *session) play(ctx context.Context, opts Options, creds credentials.TransportCredentials, join *pb.Join) (bool,
+	error) {
 	s.joined = false
-	conn, err := grpc.NewClient(opts.Referee, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(opts.Referee, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		return true, fmt.Errorf("referee address %q: %w", opts.Referee, err)
 	}

@@ -40,11 +40,15 @@ export function refereePackage(): ProtoGrpcType["rummy"]["referee"]["v1"] {
 }
 
 /**
- * A plaintext client for the Referee service at HOST:PORT, with subchannels of its own: grpc-js's shared pool would
- * hand a new client (a bot joining again) the old connection in its backoff, up to 120 s after a referee restart.
+ * A client for the Referee service at HOST:PORT, plaintext unless `credentials` say otherwise (TLS:
+ * `channelCredentials` in the SDK), with subchannels of its own: grpc-js's shared pool would hand a new client (a
+ * bot joining again) the old connection in its backoff, up to 120 s after a referee restart.
  */
-export function refereeClient(address: string): RefereeServiceClient {
-  return new (refereePackage().RefereeService)(address, grpc.credentials.createInsecure(), {
+export function refereeClient(
+  address: string,
+  credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+): RefereeServiceClient {
+  return new (refereePackage().RefereeService)(address, credentials, {
     "grpc.use_local_subchannel_pool": 1,
   });
 }

@@ -7,8 +7,9 @@
  * token })` plays one seat of one match. `main(bot)` does the same from the command line. The referee's address is
  * HOST:PORT or a Unix domain socket, `unix:/abs/path` (how a sandboxed bot reaches it).
  */
+import * as fs from "node:fs";
 import { parseArgs } from "node:util";
-import { status, type ServiceError } from "@grpc/grpc-js";
+import { credentials, status, type ChannelCredentials, type ServiceError } from "@grpc/grpc-js";
 import {
   refereeClient,
   type Action,
@@ -79,6 +80,77 @@ export interface RunOptions {
   backoffCapMs?: number;
   /** One line per reconnect (default: stderr). */
   log?: (line: string) => void;
+  /** TLS to the referee (`--tls`, `--tls-root-cert` ... in `main`); undefined: plaintext. */
+  tls?: TlsOptions;
+}
+
+/**
+ * How to reach a referee run with `--tls-cert`. Its certificate is checked against `rootCert`, a PEM CA file, or
+ * without one against Node's default roots, and must name the host of the referee's address (a DNS name, or the IP
+ * address itself). `clientCert` and `clientKey` (PEM files, both or neither) are this bot's own, for a referee that
+ * asks for mutual TLS (`--tls-client-ca`).
+ */
+export interface TlsOptions {
+  rootCert?: string;
+  clientCert?: string;
+  clientKey?: string;
+}
+
+/** A file the TLS options name cannot be used (missing, unreadable). Its message is one line naming the file. */
+export class TlsFileError extends Error {
+  constructor(readonly path: string, cause: unknown) {
+    super(`cannot read the TLS file ${path}: ${oneLine(cause instanceof Error ? cause.message : String(cause))}`);
+    this.name = "TlsFileError";
+  }
+}
+
+/**
+ * The gRPC credentials for `tls`: plaintext when undefined, else TLS as it says. The files are read here, once, so
+ * a bad path is told before any connection is tried.
+ */
+export function channelCredentials(tls: TlsOptions | undefined): ChannelCredentials {
+  if (tls === undefined) return credentials.createInsecure();
+  if (Boolean(tls.clientCert) !== Boolean(tls.clientKey)) throw new Error(CLIENT_PAIR);
+  const read = (file: string | undefined): Buffer | null => {
+    if (!file) return null;
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      throw new TlsFileError(file, err);
+    }
+  };
+  const root = read(tls.rootCert);
+  const key = read(tls.clientKey);
+  const cert = read(tls.clientCert);
+  try {
+    return credentials.createSsl(root, key, cert);
+  } catch (err) { // grpc-js parses the PEM files here: a key that is not one, a CA that is not PEM
+    const files = [tls.rootCert, tls.clientCert, tls.clientKey].filter(Boolean).join(", ");
+    throw new TlsFileError(files, err);
+  }
+}
+
+const CLIENT_PAIR = "a client certificate and its key go together " +
+  "(--tls-client-cert and --tls-client-key, or RUMMY_TLS_CLIENT_CERT and RUMMY_TLS_CLIENT_KEY)";
+
+/**
+ * The TLS options as every SDK reads them: RUMMY_TLS (any non-empty value: the default roots), RUMMY_TLS_ROOT_CERT,
+ * RUMMY_TLS_CLIENT_CERT and RUMMY_TLS_CLIENT_KEY, each overridden by its flag when given. Undefined: plaintext. A
+ * client certificate without its key (or the other way round) throws.
+ */
+export function tlsFromEnv(
+  flags: { tls?: boolean; rootCert?: string; clientCert?: string; clientKey?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): TlsOptions | undefined {
+  const pick = (flag: string | undefined, key: string): string | undefined => flag || env[key] || undefined;
+  const tls: TlsOptions = {
+    rootCert: pick(flags.rootCert, "RUMMY_TLS_ROOT_CERT"),
+    clientCert: pick(flags.clientCert, "RUMMY_TLS_CLIENT_CERT"),
+    clientKey: pick(flags.clientKey, "RUMMY_TLS_CLIENT_KEY"),
+  };
+  if (Boolean(tls.clientCert) !== Boolean(tls.clientKey)) throw new Error(CLIENT_PAIR);
+  if (!(flags.tls || env.RUMMY_TLS || tls.rootCert || tls.clientCert)) return undefined;
+  return Object.fromEntries(Object.entries(tls).filter(([, value]) => value !== undefined)) as TlsOptions;
 }
 
 export const RECONNECT_ENV = "RUMMY_RECONNECT";
@@ -151,13 +223,16 @@ interface Session {
 /**
  * Play until the referee closes the stream, the one match ends (seat mode), or `maxMatches` end. Messages are
  * handled one at a time in arrival order; state is kept per match, since one stream may carry several at once.
- * Rejects with a `RefereeUnreachableError` when nothing answers at `options.referee`. With `reconnectForever`
+ * Rejects with a `RefereeUnreachableError` when nothing answers at `options.referee` (also a TLS referee spoken to
+ * in plaintext, or one whose certificate `options.tls` does not trust), a `TlsFileError` when a TLS file cannot be
+ * used. With `reconnectForever`
  * (bot-token mode; RUMMY_RECONNECT=forever in `main`) a stream that drops after a welcome is joined again without
  * end, naming each match's last event seen, so the bot sees each event and each decision once; a final answer (a
  * revoked key) still ends it.
  */
 export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]> {
   const join = joinMessage(bot, options);
+  const creds = channelCredentials(options.tls);
   const forever = options.reconnectForever === true && join.seat === undefined;
   const session: Session = {
     pending: new Map(), results: [], welcomed: false, seated: new Set(), finished: new Set(), lastSeq: new Map(),
@@ -167,7 +242,7 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
   for (let attempt = 1; ; attempt++) {
     const resume = [...session.seated].filter((m) => !session.finished.has(m)).sort()
       .map((m) => ({ match_id: m, last_seq: String(session.lastSeq.get(m) ?? 0n) }));
-    const { error, joined } = await playStream(bot, options, { ...join, resume }, session);
+    const { error, joined } = await playStream(bot, options, creds, { ...join, resume }, session);
     if (error === undefined) return session.results;
     if (joined) attempt = 1; // this stream was welcomed: its drop waits from the start again
     const code = (error as Partial<ServiceError>).code;
@@ -184,9 +259,11 @@ export async function run(bot: Bot, options: RunOptions): Promise<MatchResult[]>
 }
 
 /** One Play stream on a client of its own; `error` undefined: the bot is done. */
-function playStream(bot: Bot, options: RunOptions, join: Join, session: Session): Promise<{ error?: Error; joined: boolean }> {
+function playStream(
+  bot: Bot, options: RunOptions, creds: ChannelCredentials, join: Join, session: Session,
+): Promise<{ error?: Error; joined: boolean }> {
   const seatMode = join.seat !== undefined;
-  const client = refereeClient(options.referee);
+  const client = refereeClient(options.referee, creds);
   const call = client.Play();
   const { pending, results } = session;
   let joined = false;
@@ -306,19 +383,25 @@ export interface BotArgs {
   flags: Record<string, boolean>;
   /** `--reconnect-forever` or RUMMY_RECONNECT=forever. */
   reconnectForever: boolean;
+  /** `--tls`, `--tls-root-cert PEM`, `--tls-client-cert PEM --tls-client-key PEM` or their RUMMY_TLS* variables. */
+  tls?: TlsOptions;
 }
 
 export const USAGE =
   "usage: BOT [--referee HOST:PORT | --referee unix:/PATH] (--bot-token T | --match ID --token T) [--name N] [--seed S]\n" +
-  "  [--reconnect-forever]\n" +
-  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED, RUMMY_RECONNECT=forever\n" +
+  "  [--reconnect-forever] [--tls] [--tls-root-cert PEM] [--tls-client-cert PEM --tls-client-key PEM]\n" +
+  "  env: RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH, RUMMY_SEAT_TOKEN, RUMMY_BOT_SEED, RUMMY_RECONNECT=forever,\n" +
+  "  RUMMY_TLS=1, RUMMY_TLS_ROOT_CERT, RUMMY_TLS_CLIENT_CERT, RUMMY_TLS_CLIENT_KEY\n" +
   "  (the tournament runner passes tokens only in the environment: a flag is readable by every process on the host)";
 
 function parseSeed(text: string | undefined): number | undefined {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-/** Parse `--referee HOST:PORT`, `--bot-token T`, `--match ID`, `--token T`, `--name N`, `--seed S` and `flags`. */
+/**
+ * Parse `--referee HOST:PORT`, `--bot-token T`, `--match ID`, `--token T`, `--name N`, `--seed S`, the TLS options
+ * and `flags`.
+ */
 export function parseBotArgs(argv: readonly string[], flags: readonly string[] = [], env = process.env): BotArgs {
   const { values }: { values: Record<string, string | boolean | (string | boolean)[] | undefined> } = parseArgs({
     args: [...argv],
@@ -331,6 +414,10 @@ export function parseBotArgs(argv: readonly string[], flags: readonly string[] =
       name: { type: "string" },
       seed: { type: "string" },
       "reconnect-forever": { type: "boolean" },
+      tls: { type: "boolean" },
+      "tls-root-cert": { type: "string" },
+      "tls-client-cert": { type: "string" },
+      "tls-client-key": { type: "string" },
       ...Object.fromEntries(flags.map((flag) => [flag, { type: "boolean" as const }])),
     },
   });
@@ -350,7 +437,25 @@ export function parseBotArgs(argv: readonly string[], flags: readonly string[] =
     seed: parseSeed(seedText ?? env.RUMMY_BOT_SEED),
     flags: Object.fromEntries(flags.map((flag) => [flag, values[flag] === true])),
     reconnectForever: values["reconnect-forever"] === true || reconnectForeverFromEnv(env[RECONNECT_ENV]),
+    tls: tlsFromEnv({
+      tls: values.tls === true, rootCert: text("tls-root-cert"), clientCert: text("tls-client-cert"),
+      clientKey: text("tls-client-key"),
+    }, env),
   };
+}
+
+/**
+ * grpc-js names the referee's host as the TLS server name even when it is an IP address, and Node warns once
+ * (DEP0123, grpc/grpc-node#1919). It is harmless (the certificate is still checked against that IP address) but it
+ * is a second stderr line where a bot says one; `main`, which owns the process, mutes that one warning.
+ */
+function muteIpServerNameWarning(): void {
+  const emit = process.emitWarning;
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
+    const code = typeof rest[0] === "object" && rest[0] !== null ? (rest[0] as { code?: unknown }).code : rest[1];
+    if (code === "DEP0123") return;
+    Reflect.apply(emit, this, [warning, ...rest]);
+  } as typeof process.emitWarning;
 }
 
 /**
@@ -369,14 +474,15 @@ export function main(bot: Bot | ((args: BotArgs) => Bot), flags: readonly string
     process.exit(2);
   }
   const player = typeof bot === "function" ? bot(args) : bot;
+  if (args.tls !== undefined) muteIpServerNameWarning();
   run(player, {
     referee: args.referee, botToken: args.botToken, matchId: args.matchId, token: args.token, botName: args.name,
-    reconnectForever: args.reconnectForever,
+    reconnectForever: args.reconnectForever, tls: args.tls,
   })
     .then(() => process.exit(0))
     .catch((err: Partial<ServiceError>) => {
       const name = args.name ?? player.name ?? "node-bot";
-      if (err instanceof RefereeUnreachableError) {
+      if (err instanceof RefereeUnreachableError || err instanceof TlsFileError) {
         process.stderr.write(`${name}: ${err.message}\n`);
         process.exit(1);
       }
