@@ -24,7 +24,7 @@ from pathlib import Path
 
 from referee.service.limits import ServerLimits
 
-__all__ = ["ViewerProcess", "VIEWER_NICE", "START_TIMEOUT_S"]
+__all__ = ["ChildServer", "ViewerProcess", "VIEWER_NICE", "START_TIMEOUT_S"]
 
 VIEWER_NICE = 5  # web clients yield to the matches (the search pool runs at 10: it may hold a core for seconds)
 START_TIMEOUT_S = 30.0
@@ -34,28 +34,33 @@ class ViewerStartFailed(RuntimeError):
     """The viewer process did not report its port (a port in use, a records folder it cannot read)."""
 
 
-class ViewerProcess:
-    """A running viewer process: its ``port`` and ``pid``; ``close()`` stops it (so does the parent's death)."""
+class ChildServer:
+    """A server in a child process of its own session: it prints its port as one JSON line and ends when its stdin,
+    a pipe only this process holds, reaches end of file (so a kill -9 of the parent ends it too). ``port``, ``pid``;
+    ``close()`` stops it."""
 
-    def __init__(self, records: str | Path | None, host: str, port: int, limits: ServerLimits,
-                 nice: int = VIEWER_NICE, log_level: str = "info", log_format: str = "json") -> None:
-        argv = [sys.executable, "-m", "referee.tools.viewer_process", "--host", host, "--port", str(port),
-                "--limits", json.dumps(asdict(limits)), "--nice", str(nice), "--log-level", log_level,
-                "--log-format", log_format]
-        if records:
-            argv += ["--records", str(records)]
-        # stdin: a pipe only this process writes to; its end of file tells the viewer that its parent is gone
+    def _start(self, argv: list[str], what: str, failed: type[RuntimeError], settings: str | None = None) -> None:
+        """Start ``argv``, give it ``settings`` (one line on its stdin: nothing secret on a command line) and wait at
+        most ``START_TIMEOUT_S`` for its port line (a child stuck before it serves must not hang its parent).
+
+        :raises failed: it ended or said nothing of its port (what it said is on stderr)."""
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      start_new_session=True)  # a Ctrl-C at the terminal reaches the parent only
-        assert self.proc.stdout is not None
-        # its port line, or nothing after START_TIMEOUT_S (a viewer stuck before it serves must not hang serve)
-        ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
-        line = self.proc.stdout.readline() if ready else ""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        line = ""
+        try:
+            if settings is not None:
+                self.proc.stdin.write(settings + "\n")
+                self.proc.stdin.flush()
+            ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
+            line = self.proc.stdout.readline() if ready else ""
+        except BrokenPipeError:  # it ended before reading its settings
+            pass
         try:
             self.port = int(json.loads(line)["port"])
         except (ValueError, KeyError, TypeError) as exc:
             self.close()
-            raise ViewerStartFailed(f"the viewer did not start (exit {self.proc.returncode}); see its error above") from exc
+            raise failed(f"{what} did not start (exit {self.proc.returncode}); see its error above") from exc
         self.pid = self.proc.pid
 
     def close(self, timeout: float = 5.0) -> None:
@@ -68,7 +73,23 @@ class ViewerProcess:
                 self.proc.wait()
         for f in (self.proc.stdin, self.proc.stdout):
             if f is not None:
-                f.close()
+                try:
+                    f.close()
+                except BrokenPipeError:
+                    pass
+
+
+class ViewerProcess(ChildServer):
+    """A running viewer process: its ``port`` and ``pid``; ``close()`` stops it (so does the parent's death)."""
+
+    def __init__(self, records: str | Path | None, host: str, port: int, limits: ServerLimits,
+                 nice: int = VIEWER_NICE, log_level: str = "info", log_format: str = "json") -> None:
+        argv = [sys.executable, "-m", "referee.tools.viewer_process", "--host", host, "--port", str(port),
+                "--limits", json.dumps(asdict(limits)), "--nice", str(nice), "--log-level", log_level,
+                "--log-format", log_format]
+        if records:
+            argv += ["--records", str(records)]
+        self._start(argv, "the viewer", ViewerStartFailed)
 
 
 async def _serve(records: str | None, host: str, port: int, limits: ServerLimits) -> None:

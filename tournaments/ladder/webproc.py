@@ -29,9 +29,7 @@ import argparse
 import asyncio
 import json
 import os
-import select
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -43,7 +41,7 @@ import structlog
 from aiohttp import ClientError, ClientSession, ClientTimeout, UnixConnector, web
 
 from referee.service.limits import ServerLimits
-from referee.tools.viewer_process import START_TIMEOUT_S, VIEWER_NICE
+from referee.tools.viewer_process import VIEWER_NICE, ChildServer
 from tournaments.ladder.web import UNKNOWN, Presence, StoreSource, routes
 
 __all__ = ["LadderWebProcess", "WebStartFailed", "start_internal", "PresenceClient", "ASK_S", "WEB_NICE"]
@@ -84,47 +82,15 @@ async def start_internal(path: Path, presence: Callable[[], dict[str, Any]],
     return runner
 
 
-class LadderWebProcess:
+class LadderWebProcess(ChildServer):
     """A running page process: its ``port`` and ``pid``; ``close()`` stops it (so does the service's death).
     ``settings``: database, records, host, port, limits (ServerLimits), variant, internal (the socket), log.
     :raises WebStartFailed: it did not report its port within ``START_TIMEOUT_S`` (what it said is on stderr)."""
 
     def __init__(self, settings: dict[str, Any], nice: int = WEB_NICE) -> None:
         argv = [sys.executable, "-m", "tournaments.ladder.webproc", "--nice", str(nice)]
-        # stdin: the settings, then a pipe only this process writes to; its end of file tells the page its parent is gone
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     start_new_session=True)  # a Ctrl-C at the terminal reaches the service only
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        line = ""
-        try:
-            self.proc.stdin.write(json.dumps({**settings, "limits": asdict(settings["limits"])}) + "\n")
-            self.proc.stdin.flush()
-            ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
-            line = self.proc.stdout.readline() if ready else ""
-        except BrokenPipeError:  # it ended before reading its settings
-            pass
-        try:
-            self.port = int(json.loads(line)["port"])
-        except (ValueError, KeyError, TypeError) as exc:
-            self.close()
-            raise WebStartFailed(f"the ladder's web page did not start (exit {self.proc.returncode}); see its error "
-                                 "above") from exc
-        self.pid = self.proc.pid
-
-    def close(self, timeout: float = 5.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for f in (self.proc.stdin, self.proc.stdout):
-            if f is not None:
-                try:
-                    f.close()
-                except BrokenPipeError:
-                    pass
+        self._start(argv, "the ladder's web page", WebStartFailed,
+                    json.dumps({**settings, "limits": asdict(settings["limits"])}))
 
 
 # ---------------------------------------------------------------- the page process's side

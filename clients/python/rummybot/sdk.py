@@ -342,6 +342,19 @@ async def _fetch_result(bot: Any, referee: str, credentials: grpc.ChannelCredent
         bot.on_match_result(result)
 
 
+def add_tls_arguments(p: argparse.ArgumentParser) -> None:
+    """The TLS flags every bot command takes (the SDK's and ``referee-bridge``), each with its environment variable."""
+    env = os.environ.get
+    p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
+                   help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
+    p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
+                   help="connect with TLS, trusting this CA (or RUMMY_TLS_ROOT_CERT)")
+    p.add_argument("--tls-client-cert", default=env("RUMMY_TLS_CLIENT_CERT"), metavar="PEM",
+                   help="mutual TLS: this bot's certificate (or RUMMY_TLS_CLIENT_CERT)")
+    p.add_argument("--tls-client-key", default=env("RUMMY_TLS_CLIENT_KEY"), metavar="PEM",
+                   help="mutual TLS: this bot's private key (or RUMMY_TLS_CLIENT_KEY)")
+
+
 def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bot") -> argparse.Namespace:
     """The command line every bundled bot takes: ``--referee HOST:PORT`` (or ``unix:/PATH``) and ``--bot-token T``,
     or ``--match ID --token T``; each falls back to the environment (RUMMY_REFEREE, RUMMY_BOT_TOKEN, RUMMY_MATCH,
@@ -368,14 +381,7 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "a rummy bo
     p.add_argument("--reconnect-forever", action="store_true", default=forever,
                    help="with a bot token: once a referee welcomed it, rejoin without end when it goes away (a "
                    "ladder's restart), waiting 0.25 s doubling to 30 s (or RUMMY_RECONNECT=forever)")
-    p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
-                   help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
-    p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
-                   help="connect with TLS, trusting this CA (or RUMMY_TLS_ROOT_CERT)")
-    p.add_argument("--tls-client-cert", default=env("RUMMY_TLS_CLIENT_CERT"), metavar="PEM",
-                   help="mutual TLS: this bot's certificate (or RUMMY_TLS_CLIENT_CERT)")
-    p.add_argument("--tls-client-key", default=env("RUMMY_TLS_CLIENT_KEY"), metavar="PEM",
-                   help="mutual TLS: this bot's private key (or RUMMY_TLS_CLIENT_KEY)")
+    add_tls_arguments(p)
     return p.parse_args(argv)
 
 

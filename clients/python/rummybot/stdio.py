@@ -54,6 +54,7 @@ from rummybot.sdk import (
     FOREVER_BACKOFF_S,
     RECONNECT_ENV,
     _retryable,
+    add_tls_arguments,
     messages,
     reconnect_forever_from_env,
     tls_credentials,
@@ -366,14 +367,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reconnect-forever", action="store_true",
                    help="with a bot token: once a referee welcomed it, rejoin without end when it goes away (a "
                    "ladder's restart), waiting 0.25 s doubling to 30 s; the bot runs on (or RUMMY_RECONNECT=forever)")
-    p.add_argument("--tls", action="store_true", default=bool(env("RUMMY_TLS")),
-                   help="connect with TLS, trusting the system's roots (or RUMMY_TLS=1)")
-    p.add_argument("--tls-root-cert", default=env("RUMMY_TLS_ROOT_CERT"), metavar="PEM",
-                   help="connect with TLS, trusting this CA (or RUMMY_TLS_ROOT_CERT)")
-    p.add_argument("--tls-client-cert", default=env("RUMMY_TLS_CLIENT_CERT"), metavar="PEM",
-                   help="mutual TLS: this bot's certificate (or RUMMY_TLS_CLIENT_CERT)")
-    p.add_argument("--tls-client-key", default=env("RUMMY_TLS_CLIENT_KEY"), metavar="PEM",
-                   help="mutual TLS: this bot's private key (or RUMMY_TLS_CLIENT_KEY)")
+    add_tls_arguments(p)
     return p
 
 
