@@ -36,3 +36,14 @@ def test_log_tail_is_the_last_lines_on_one_line(tmp_path: Path) -> None:
     log.write_text("".join(f"line {i}\n" for i in range(100)) + "\n")
     assert log_tail(log, 3) == "line 97 | line 98 | line 99"
     assert log_tail(tmp_path / "missing.log") == ""
+
+
+def test_log_tail_keeps_what_the_bot_said_when_restarts_filled_its_log_with_notes(tmp_path: Path) -> None:
+    log = tmp_path / "bot.log"
+    start = "=== 2026-12-07 08:02:34 start (sandboxed): " + "x" * 200 + " ==="
+    log.write_text(f"{start}\nescape-write failed: OSError: read-only\n=== 2026-12-07 08:02:35 stopped (exit code 1) ===\n"
+                   + "".join(f"{start}\n=== 2026-12-07 08:02:3{i} stopped (exit code 1) ===\n" for i in range(4))
+                   + f"{start}\n")
+    tail = log_tail(log)
+    assert "escape-write failed: OSError: read-only" in tail  # the failure, not pushed out by the notes
+    assert tail.endswith(start[:300]) and tail.count("===") == 2  # and only the latest note

@@ -57,8 +57,15 @@ def pause_length(pauses: int, first_s: float) -> float:
     return float(min(MAX_PAUSE_S, first_s * 2 ** min(pauses, 20)))
 
 
-def log_tail(path: Path, lines: int = 5, max_bytes: int = 4096) -> str:
-    """The last lines of a house bot's log (its own output and the supervisor's notes), on one line."""
+def _is_note(line: str) -> bool:
+    """A supervisor's note in a bot's log (``=== TIME start ... ===``, ``stopped``, ``restart``), not the bot's own."""
+    return line.startswith("=== ") and line.endswith(" ===")
+
+
+def log_tail(path: Path, lines: int = 5, max_bytes: int = 16384) -> str:
+    """The last lines of a house bot's log on one line: the bot's own last lines (what it said when it failed) and
+    the supervisor's latest note. A bot restarted several times leaves a note per start and stop; the last lines
+    alone could then be notes only, with the failure that matters pushed out."""
     try:
         with path.open("rb") as f:
             f.seek(0, 2)
@@ -67,5 +74,8 @@ def log_tail(path: Path, lines: int = 5, max_bytes: int = 4096) -> str:
             data = f.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    kept = [ln.strip() for ln in data.splitlines() if ln.strip()][-lines:]
-    return " | ".join(kept)[:1000]
+    every = [ln.strip() for ln in data.splitlines() if ln.strip()]
+    notes = [i for i, ln in enumerate(every) if _is_note(ln)]
+    own = [i for i, ln in enumerate(every) if not _is_note(ln)][-(lines - 1 if notes else lines):]
+    kept = [every[i][:300] for i in sorted({*own, *notes[-1:]})]
+    return " | ".join(kept)[:1200]
