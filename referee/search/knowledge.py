@@ -448,8 +448,11 @@ class _Tracker:
         self.size[seat] -= 1
         if seat == self.me:
             return
-        if self.known[seat][card]:
+        if self.known[seat].get(card):
             self.known[seat][card] -= 1
+            return
+        if not self.pools:  # no restock or pass made a pool yet (most of a hand): an unseen card of the deal, as
+            self.zero[seat] -= 1  # the searches below find no pool and no guess (guesses name pools)
             return
         pool = next((p for p in sorted(self.slots[seat]) if self.slots[seat][p] and self.pools[p][card]), None)
         if pool is None:
