@@ -222,7 +222,7 @@ class KnowledgeTracker:
         was told and nothing else, so never a card it cannot know. Where ``know`` would fail its check, these are
         the tracker's cards all the same."""
         t = self._fed(record)
-        return [{c: k for c, k in held.items() if k > 0} for held in t.known]
+        return [{c: k for c, k in held.items() if k > 0} if held else {} for held in t.known]
 
     def _fed(self, record: SeatRecord) -> _Tracker:
         events = record.events
