@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rummy_env.actions import ActionSpace, Chooser, action_space
-from rummy_env.game import RummyGame
-from rummy_env.observation import layout
+from referee.rules import native as _native
+
+_native.extend(__path__, "rummy_env")  # the compiled ``observation`` when the native build is fresh (``referee
+_native.load("rummy_env")  # native build``); the plain module otherwise, the very same code
+
+from rummy_env.actions import ActionSpace, Chooser, action_space  # noqa: E402 - after the compiled modules are put first
+from rummy_env.game import RummyGame  # noqa: E402
+from rummy_env.observation import layout  # noqa: E402
 
 __all__ = ["make", "RummyGame", "ActionSpace", "Chooser", "action_space", "layout", "VARIANTS"]
 

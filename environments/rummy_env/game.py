@@ -166,6 +166,8 @@ class RummyGame:
         self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
         self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
         self._memos: dict[int, dict[str, Any]] = {}  # per seat: what its observation keeps from step to step
+        self._table: _PublicTable | None = None  # the tracker's view of the public table, per hand state
+        self._max_turns = max_turns_per_hand if match is None else match.config.max_turns_per_hand
 
     # ------------------------------------------------------------ copies
 
@@ -275,10 +277,13 @@ class RummyGame:
         (Iceberg). ``seat_record`` would deep-copy the public state and count the deck, for checks ``known`` skips."""
         m = self.match
         state = m.state
-        if state is None or state.over or m.over:
+        if state is None or state.over or m.outcome is not None:
             raise NotSearchable("NO_HAND", "no hand is in play")
-        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), _PublicTable(state),  # type: ignore[arg-type]
-                          (), (), m.config.max_turns_per_hand)
+        table = self._table
+        if table is None or table._state is not state:  # one per hand state (its rules and seats never change)
+            table = self._table = _PublicTable(state)
+        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), table,  # type: ignore[arg-type]
+                          (), (), self._max_turns)
 
     def _hand_events(self, seat: int) -> tuple[Event, ...]:
         """``visible_events(match, seat)``, read incrementally: the log only grows, a new hand starts afresh."""
@@ -291,7 +296,7 @@ class RummyGame:
         self._scanned = len(log)
         read, events = self._seen.get(seat, (self._hand_start, ()))
         if read < len(log):
-            events = events + tuple(e for e in log[read:] if e.visible_to(seat))
+            events = (*events, *[e for e in log[read:] if e.visible_to(seat)])
             self._seen[seat] = (len(log), events)
         return events
 

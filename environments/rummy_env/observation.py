@@ -136,117 +136,158 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     ``memo``: a dict the caller keeps for one seat of one game (``RummyGame.memo(seat)``). The table's melds are
     most of the work once a hand is under way and change at few moves; their positions are kept there and used
     again while the view lists the very same meld objects (the rules core's melds are frozen records, kept from
-    view to view until a move changes one)."""
-    n = len(view.hand_sizes)
-    lay = layout(view.variant, n)
-    space = lay.space
-    deck = float(space.max_pile)
-    at = lay.at
-    me = view.seat
-    c = NUM_CARDS
+    view to view until a move changes one).
 
-    pos: list[int] = [at["hand"] + i for i in map(_CARD, view.hand)]
-    base = at["known"]
-    for s in range(n):
-        if s != me and s < len(known) and known[s]:
-            row = base + ((s - me) % n - 1) * c
-            for card, k in known[s].items():
-                pos += [row + _CARD(card)] * k
+    Written for speed (a step's largest part): the segments' offsets are locals unpacked from one tuple per
+    variant and seat count, a seat's relative places one list per seat count; no name is looked up per card.
+    tests/envs/test_tensor_reference.py checks it against the builder it replaced on every variant."""
+    n = len(view.hand_sizes)
+    o = _OFFSETS.get((view.variant, n))
+    if o is None:
+        o = _offsets(view.variant, n)
+    (o_hand, o_known, o_pile, o_pile_top, o_pile_depth, o_face_up, o_in_front, o_received, o_offer, o_owners,
+     o_slots, o_meld_owner, o_meld_used, o_wild, o_phase, o_to_act, o_dealer, o_active, o_partner, o_sizes,
+     o_totals, o_stock, o_discard, o_hand_number, o_move_kind, o_move_cards, o_move_wilds, o_move_as, o_move_slot,
+     o_move_take, o_move_groups, max_melds, max_pile) = o
+    deck = float(max_pile)
+    me = view.seat
+    rel = _RELATIVE[n][me]  # rel[s]: seat s's place from the observer's left (0: the observer)
+    c = NUM_CARDS
+    card = _CARD
+
+    pos = [o_hand + i for i in map(card, view.hand)]
+    for s in range(min(n, len(known))):
+        held = known[s]
+        if held and s != me:
+            row = o_known + (rel[s] - 1) * c
+            for cd, k in held.items():
+                if k == 1:
+                    pos.append(row + card(cd))
+                else:
+                    pos += [row + card(cd)] * k
     pile = view.discard_pile
-    base = at["pile"]
-    pos += [base + i for i in map(_CARD, pile)]
-    base = at["face_up"]
-    pos += [base + i for i in map(_CARD, view.face_up)]
-    base = at["in_front"]
+    cols = [*map(card, pile)] if pile else []
+    if cols:
+        pos += [o_pile + i for i in cols]
+    if view.face_up:
+        pos += [o_face_up + i for i in map(card, view.face_up)]
     for s, cards in enumerate(view.in_front):
         if cards:
-            row = base + ((s - me) % n) * c
-            pos += [row + i for i in map(_CARD, cards)]
-    base = at["received"]
-    pos += [base + i for i in map(_CARD, view.received)]
+            row = o_in_front + rel[s] * c
+            pos += [row + i for i in map(card, cards)]
+    if view.received:
+        pos += [o_received + i for i in map(card, view.received)]
     melds = view.melds
     kept = memo.get("melds") if memo is not None else None
     if kept is not None and len(kept[0]) == len(melds) and all(map(is_, kept[0], melds)):
         meld_idx, meld_val = kept[1], kept[2]
     else:
-        meld_idx, meld_val = _meld_entries(melds, at, me, n, space.max_melds, memo)
+        meld_idx, meld_val = _meld_entries(melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds,
+                                           memo)
         if memo is not None:
             memo["melds"] = (melds, meld_idx, meld_val)
-    for p in prefix[1:]:  # the cards, wilds and named cards picked so far
-        kind, k = space.split(p)
-        if kind in _MOVE_PLANES:
-            pos.append(at[_MOVE_PLANES[kind]] + k)
+    if len(prefix) > 1:  # the cards, wilds and named cards picked so far
+        for p in prefix[1:]:
+            plane = _MOVE_PLANE_OF.get(p - _PICK_BASE)  # PICK, WILD and AS are three ranges of 53, one after another
+            if plane is not None:
+                pos.append((o_move_cards, o_move_wilds, o_move_as)[plane] + (p - _PICK_BASE) % c)
 
     # then the values set outright (none at a count's position): flags, sizes, the pile's depths, the move
-    counted = Counter(pos)
-    idx = [*counted, *meld_idx]  # (the melds' planes are their own: no position of theirs is counted above)
-    val: list[float] = [*counted.values(), *meld_val]
-    if pile:
-        idx.append(at["pile_top"] + _CARD(pile[-1]))
+    if len(set(pos)) == len(pos):  # one copy of each (one pack, most states): every count is 1
+        idx = [*pos, *meld_idx]  # (the melds' planes are their own: no position of theirs is counted above)
+        val = [*_ONES[:len(pos)], *meld_val] if len(pos) <= len(_ONES) else [*[1.0] * len(pos), *meld_val]
+    else:
+        counted = Counter(pos)
+        idx = [*counted, *meld_idx]
+        val = [*map(float, counted.values()), *meld_val]
+    if cols:
+        top = len(cols) - 1
+        idx.append(o_pile_top + cols[top])
         val.append(1.0)
-        depth: dict[int, int] = {}
-        for d, i in enumerate(map(_CARD, reversed(pile))):
-            depth.setdefault(i, d)  # the card's topmost copy
-        base = at["pile_depth"]
-        idx += [base + i for i in depth]
+        depth = {i: top - d for d, i in enumerate(cols)}  # bottom to top: a card's topmost copy is written last
+        idx += [o_pile_depth + i for i in depth]
         val += [1.0 / (1 + d) for d in depth.values()]
     if view.offer is not None:
-        idx.append(at["offer"] + _CARD(view.offer))
+        idx.append(o_offer + card(view.offer))
         val.append(1.0)
-    base = at["wild_ranks"]
     for rank in view.wild_ranks:
-        idx.append(base + int(rank))
+        idx.append(o_wild + int(rank))
         val.append(1.0)
-    idx += (at["phase"] + _PHASE_AT[view.phase], at["to_act"] + (view.turn - me) % n,
-            at["dealer"] + (view.dealer - me) % n, at["stock_size"], at["discard_size"], at["hand_number"])
+    idx += (o_phase + _PHASE_AT[view.phase], o_to_act + rel[view.turn], o_dealer + rel[view.dealer], o_stock,
+            o_discard, o_hand_number)
     val += (1.0, 1.0, 1.0, view.stock_size / deck, view.discard_size / deck, view.hand_number / 10.0)
-    active, partner, sizes, totals = at["active"], at["partner"], at["hand_sizes"], at["totals"]
-    team = view.teams[me]
+    teams, active, sizes, totals = view.teams, view.active, view.hand_sizes, view.totals
+    team = teams[me]
     for s in range(n):
-        r = (s - me) % n
-        idx += (active + r, partner + r, sizes + r)
-        val += (1.0 if view.active[s] else 0.0, 1.0 if view.teams[s] == team else 0.0, view.hand_sizes[s] / deck)
-        if s < len(view.totals):
-            idx.append(totals + r)
-            val.append(view.totals[s] / POINT_SCALE)
+        r = rel[s]
+        idx += (o_active + r, o_partner + r, o_sizes + r)
+        val += (1.0 if active[s] else 0.0, 1.0 if teams[s] == team else 0.0, sizes[s] / deck)
+    for s in range(min(n, len(totals))):
+        idx.append(o_totals + rel[s])
+        val.append(totals[s] / POINT_SCALE)
     if prefix:
-        kind, k = space.split(prefix[0])
-        idx.append(at["move_kind"] + _OPENERS.index(kind))
-        val.append(1.0)
-        if kind in ("LAYOFF", "EXCHANGE"):
-            idx.append(at["move_slot"] + k)
-            val.append(1.0)
-        if kind.startswith("TAKE"):
-            idx.append(at["move_take"])
-            val.append(k / deck)
-        groups = 0
-        for p in prefix[1:]:
-            kind, k = space.split(p)
-            if kind == "ON_MELD":
-                idx.append(at["move_slot"] + k)
-                val.append(1.0)
-            elif kind == "NEXT_GROUP":
-                groups += 1
-        if groups:
-            idx.append(at["move_groups"])
-            val.append(groups / 10.0)
+        _move_entries(view.variant, prefix, idx, val, o_move_kind, o_move_slot, o_move_take, o_move_groups, deck)
     if offset:
         idx = [i + offset for i in idx]
     return idx, val
 
 
-_MOVE_PLANES = {"PICK": "move_cards", "WILD": "move_wilds", "AS": "move_as"}
+def _move_entries(variant: str, prefix: Sequence[int], idx: list[int], val: list[float], o_move_kind: int,
+                  o_move_slot: int, o_move_take: int, o_move_groups: int, deck: float) -> None:
+    """The compound move open: its kind, the slot or pile count it names, the groups closed so far."""
+    space = action_space(variant)
+    kind, k = space.split(prefix[0])
+    idx.append(o_move_kind + _OPENERS.index(kind))
+    val.append(1.0)
+    if kind in ("LAYOFF", "EXCHANGE"):
+        idx.append(o_move_slot + k)
+        val.append(1.0)
+    if kind.startswith("TAKE"):
+        idx.append(o_move_take)
+        val.append(k / deck)
+    groups = 0
+    for p in prefix[1:]:
+        kind, k = space.split(p)
+        if kind == "ON_MELD":
+            idx.append(o_move_slot + k)
+            val.append(1.0)
+        elif kind == "NEXT_GROUP":
+            groups += 1
+    if groups:
+        idx.append(o_move_groups)
+        val.append(groups / 10.0)
 
 
-def _meld_entries(melds: Sequence[Any], at: Mapping[str, int], me: int, n: int, max_melds: int,
-                  memo: dict[str, Any] | None = None) -> tuple[list[int], list[float]]:
+_SEGMENTS = ("hand", "known", "pile", "pile_top", "pile_depth", "face_up", "in_front", "received", "offer",
+             "melds_by_owner", "meld_slots", "meld_owner", "meld_used", "wild_ranks", "phase", "to_act", "dealer",
+             "active", "partner", "hand_sizes", "totals", "stock_size", "discard_size", "hand_number", "move_kind",
+             "move_cards", "move_wilds", "move_as", "move_slot", "move_take", "move_groups")
+_OFFSETS: dict[tuple[str, int], tuple[int, ...]] = {}
+_RELATIVE = [[[(s - me) % n for s in range(n)] for me in range(n)] for n in range(9)]
+_ONES = [1.0] * 256
+# PICK, WILD and AS are consecutive ranges of NUM_CARDS ids in every variant (``ActionSpace``): an id's plane
+_PICK_BASE = action_space("indian").base["PICK"]
+_MOVE_PLANE_OF = {k: k // NUM_CARDS for k in range(3 * NUM_CARDS)}
+
+
+def _offsets(variant: str, n: int) -> tuple[int, ...]:
+    """Each segment's offset in ``_SEGMENTS`` order, then the meld slots and the deck's size."""
+    lay = layout(variant, n)
+    space = lay.space
+    got = (*(lay.at[name] for name in _SEGMENTS), space.max_melds, space.max_pile)
+    _OFFSETS[(variant, n)] = got
+    return got
+
+
+
+
+def _meld_entries(melds: Sequence[Any], owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
+                  n: int, max_melds: int, memo: dict[str, Any] | None = None) -> tuple[list[int], list[float]]:
     """The table's melds' entries: the counts by owner and by slot, then the flags (slot owners, slots used).
 
     Each slot's positions are kept in ``memo`` with its meld object: a move changes one meld or adds one, so only
     that slot is read again (a seat's memo misses whenever any meld changed since its last observation)."""
     c = NUM_CARDS
-    owners, slots = at["melds_by_owner"], at["meld_slots"]
-    meld_owner, meld_used = at["meld_owner"], at["meld_used"]
     kept: list[tuple[Any, list[int], tuple[int, ...]]] = memo.get("slots", []) if memo is not None else []
     now: list[tuple[Any, list[int], tuple[int, ...]]] = []
     for slot, m in enumerate(melds):
@@ -254,7 +295,7 @@ def _meld_entries(melds: Sequence[Any], at: Mapping[str, int], me: int, n: int, 
             now.append(kept[slot])
             continue
         ids = [_CARD(p.card) for p in m.cards]
-        o = (m.owner - me) % n
+        o = rel[m.owner]
         row = owners + o * c
         pos = [row + i for i in ids]
         flags: tuple[int, ...] = ()

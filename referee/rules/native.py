@@ -50,11 +50,15 @@ MODULES = (
     "referee.rules.codec",  # the record lines of every move
     "referee.rules.match",
     "referee.service.encoded",  # not rules, but pure too: the live path's messages, joined from encoded pieces
+    "rummy_env.observation",  # the environments' observation tensor (environments/), built at every step
 )
+# a package outside the referee's tree: its folder in the checkout (``source_of``)
+_FOLDERS = {"rummy_env": Path("environments")}
 
 
 def source_of(module: str) -> Path:
-    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    parts = module.split(".")
+    return ROOT.joinpath(_FOLDERS.get(parts[0], Path()), *parts).with_suffix(".py")
 
 
 def _digest(path: Path) -> str:

@@ -222,7 +222,7 @@ class KnowledgeTracker:
         was told and nothing else, so never a card it cannot know. Where ``know`` would fail its check, these are
         the tracker's cards all the same."""
         t = self._fed(record)
-        return [{c: k for c, k in held.items() if k > 0} for held in t.known]
+        return [{c: k for c, k in held.items() if k > 0} if held else {} for held in t.known]
 
     def _fed(self, record: SeatRecord) -> _Tracker:
         events = record.events
@@ -448,8 +448,11 @@ class _Tracker:
         self.size[seat] -= 1
         if seat == self.me:
             return
-        if self.known[seat][card]:
+        if self.known[seat].get(card):
             self.known[seat][card] -= 1
+            return
+        if not self.pools:  # no restock or pass made a pool yet (most of a hand): an unseen card of the deal, as
+            self.zero[seat] -= 1  # the searches below find no pool and no guess (guesses name pools)
             return
         pool = next((p for p in sorted(self.slots[seat]) if self.slots[seat][p] and self.pools[p][card]), None)
         if pool is None:

@@ -42,7 +42,9 @@ def build(verbose: bool = False) -> Path:
         cwd = os.getcwd()
         os.chdir(loader.ROOT)  # mypyc names modules by their paths from here
         try:
-            paths = [str(loader.source_of(m).relative_to(loader.ROOT)) for m in loader.MODULES]
+            # a module whose source is not here (environments/ beside a rules-only install) is left out
+            paths = [str(loader.source_of(m).relative_to(loader.ROOT)) for m in loader.MODULES
+                     if loader.source_of(m).is_file()]
             ext = mypycify(paths, opt_level="3", multi_file=True, group_name=loader.GROUP,
                            target_dir=os.path.join(tmp, "c"), verbose=verbose)
             dist = Distribution({"name": "referee-native", "ext_modules": ext})
@@ -60,12 +62,21 @@ def build(verbose: bool = False) -> Path:
     return loader.NATIVE_DIR
 
 
+def _compiled(module: str) -> bool:
+    """Whether ``module`` runs compiled (False when it cannot be imported here: the environments without their
+    ``envs`` extra, or not installed)."""
+    try:
+        return loader.compiled(importlib.import_module(module))
+    except ImportError:
+        return False
+
+
 def main(action: str, optional: bool = False, if_stale: bool = False, verbose: bool = False) -> int:
     """``referee native build|status``: the exit code. ``if_stale`` builds only when the build is not fresh (what
     ``make`` asks, so this module's list of sources is the only one); ``optional`` makes a failed build exit 0."""
     if action == "status":
         state = loader.status()
-        used = [m for m in loader.MODULES if loader.compiled(importlib.import_module(m))]
+        used = [m for m in loader.MODULES if _compiled(m)]
         print(f"{state}; compiled modules in use: {len(used)} of {len(loader.MODULES)}")
         return 0
     if if_stale and loader.status() in ("fresh", "disabled"):
