@@ -114,10 +114,10 @@ class RummyState(pyspiel.State):  # type: ignore[misc]
             return new  # type: ignore[no-any-return]
         seed = probability_sampler() if callable(probability_sampler) else np.random.random()
         g = new.game
+        taken = list(g.chooser().prefix)  # before the log changes: the chooser is keyed on where the match stands
         sample, _ = next(sample_states(seat_record(g.match, player_id), 1, seed=f"spiel:{seed}"))
         g.match.state = sample.state
         g.match.log = _seen_by(g.match.log, player_id)
-        taken = list(g.chooser().prefix)
         g._chooser = None  # noqa: SLF001 - the steps taken stay, the legal actions are listed from the sample
         g._knowledge.clear()  # noqa: SLF001
         for i in taken:

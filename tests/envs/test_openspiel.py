@@ -82,6 +82,29 @@ def test_resampling_keeps_what_the_player_knows() -> None:
     assert differs  # the other hands were dealt afresh
 
 
+@pytest.mark.parametrize("variant", ["iceberg", "fortune"])
+def test_a_resample_in_the_middle_of_a_compound_move_keeps_its_steps(variant: str) -> None:
+    """A meld spelled id by id is part of what the player knows: a resample keeps the steps taken so far (it lost
+    them when the copy's record changed before they were read: ISMCTS then found another information state)."""
+    game = pyspiel.load_game(game_name(variant), {"players": 2, "max_turns": 40})
+    rng = np.random.default_rng(3)
+    mid_move = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        for _ in range(60):
+            if state.is_terminal():
+                break
+            p = state.current_player()
+            mid_move += "move so far: " in state.information_state_string(p)
+            other = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(int(rng.integers(1 << 30)),
+                                                                                          0.0, 1.0))
+            assert other.information_state_string(p) == state.information_state_string(p)
+            assert other.legal_actions() == state.legal_actions()
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert mid_move  # the case was reached
+
+
 def test_ismcts_plays_a_hand_of_iceberg() -> None:
     game = pyspiel.load_game("python_rummy_iceberg", {"players": 2, "max_turns": 40})
     rng = np.random.RandomState(1)
