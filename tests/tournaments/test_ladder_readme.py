@@ -11,25 +11,20 @@ too). The section is the ladder guide's, docs/ladder.md.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.serving import free_port
+from tests.tournaments.ladder_helpers import ENV, ROOT, leaderboard, wait_for
+
 HEADING = "## Run a ladder\n"
 GUIDE = ROOT / "docs" / "ladder.md"
-
-ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}", "RUMMY_PURE_PYTHON": "1"}
-
 
 def ladder_section() -> str:
     text = GUIDE.read_text(encoding="utf-8")
@@ -50,25 +45,9 @@ def commands(block: str) -> list[str]:
     return [re.sub(r"\s+#\s.*$", "", line).strip() for line in joined.splitlines() if line.strip()]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait(what: str, cond: Any, timeout: float = 90.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_every_command_of_run_a_ladder_runs_as_written(tmp_path: Path) -> None:
     section = ladder_section()
-    referee_port, web_port = _free_port(), _free_port()
+    referee_port, web_port = free_port(), free_port()
     local = {"ladder.example.org": "localhost", "0.0.0.0": "127.0.0.1", ":50051": f":{referee_port}",
              ":8080": f":{web_port}"}
 
@@ -97,7 +76,7 @@ def test_every_command_of_run_a_ladder_runs_as_written(tmp_path: Path) -> None:
             if " ladder serve " in line:
                 service = subprocess.Popen(["bash", "-c", line], cwd=repo, env=ENV, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, text=True)
-                _wait("the service", lambda: (repo / "ladder-data" / "service.json").is_file(), 60)
+                wait_for("the service", lambda: (repo / "ladder-data" / "service.json").is_file(), 60)
                 continue
             if line.startswith("RUMMY_REFEREE="):  # a participant's bot: runs until stopped
                 label = keys[re.search(r"cat (\S+)\)", line).group(1)]  # type: ignore[union-attr]
@@ -105,7 +84,7 @@ def test_every_command_of_run_a_ladder_runs_as_written(tmp_path: Path) -> None:
                 log = (repo / f"{label}.log").open("w")
                 background.append(subprocess.Popen(["bash", "-c", line], cwd=repo, env=ENV, stdout=log,
                                                    stderr=subprocess.STDOUT, text=True))
-                _wait(f"{label} connected over TLS and playing", lambda label=label: (b := _board(web))
+                wait_for(f"{label} connected over TLS and playing", lambda label=label: (b := leaderboard(web))
                       and b.get(label, {}).get("online") and b[label]["games"] >= 2, 120)
                 continue
             done = subprocess.run(["bash", "-c", line], cwd=repo, env=ENV, capture_output=True, text=True, timeout=120)
@@ -150,13 +129,3 @@ def _stop(service: subprocess.Popen[str]) -> str:
     assert service.returncode == 0, err[-2000:]
     assert "ladder stopped" in err, err
     return err
-
-
-def _board(web: str) -> dict[str, Any]:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"{web}/api/leaderboard", timeout=5) as r:
-            return {b["bot"]: b for b in json.loads(r.read())["bots"]}
-    except OSError:
-        return {}
