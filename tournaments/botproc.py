@@ -200,6 +200,12 @@ class Isolation:
         if self.sandbox is not None and self.cgroups is not None:
             self.cgroups.remove(name)
 
+    def why_it_ended(self, name: str) -> str:
+        """What the process's limits say of its end (before :meth:`release`): its memory limit, which it met."""
+        if self.sandbox is None or self.cgroups is None or not self.cgroups.hit_memory_limit(name):
+            return ""
+        return f"; it reached its memory limit ({self.sandbox.limits.memory_mb} MB)"
+
 
 NO_ISOLATION = Isolation()
 
@@ -339,7 +345,9 @@ class BotProcess:
             what = "start" if self.starts == 1 else f"restart #{self.starts - 1}"
             where = "sandboxed" if self.isolation.sandbox is not None else "NOT sandboxed"
             self.log.note(f"{what} ({where}): {' '.join(self.spec.command)} --referee {self.referee}")
-            cgroup = f"{self.spec.name}-{self.index}"
+            # a cgroup of its own for each start: the one a killed process left may still hold its memory
+            # (charged until the kernel has torn it down), which starved the next start (SIGSEGV at once)
+            cgroup = f"{self.spec.name}-{self.index}-{self.starts}"
             try:
                 env = {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token, "RUMMY_BOT_SEED": str(self.seed)}
                 self.proc = await _spawn(self.argv, self.spec, env, self.log, self.isolation, cgroup)
@@ -360,10 +368,11 @@ class BotProcess:
                 finally:
                     pump.cancel()
                     _close_pipes(self.proc)
+                    limit = self.isolation.why_it_ended(cgroup)
                     self.isolation.release(cgroup)
                 if self._stopping:
                     break
-                self.log.note(f"exited with code {code}{_why(code)}")
+                self.log.note(f"exited with code {code}{_why(code)}{limit}")
                 self._event("bot_died", code=code, start=self.starts)
             self.exits.append(code)
             if self._stopping:
@@ -377,7 +386,7 @@ class BotProcess:
         if self.proc is not None and self.proc.returncode is None:
             code = await _terminate(self.proc, grace)
             self.log.note(f"stopped (exit code {code})")
-        self.isolation.release(f"{self.spec.name}-{self.index}")
+        self.isolation.release(f"{self.spec.name}-{self.index}-{self.starts}")
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -180,6 +180,7 @@ class Cgroups:
         self.prefix = f"rummy-{os.getpid()}-"
         self.parents: dict[str, Path] = {}  # limit kind ("memory", "pids", "cpu") -> folder to create children in
         self._created: set[str] = set()
+        self._released: set[str] = set()  # created, its process gone, not yet removed
         self._probe()
 
     @property
@@ -230,6 +231,7 @@ class Cgroups:
 
     def create(self, name: str, limits: Limits) -> list[str]:
         """Cgroups for one process, limits written; returns their ``cgroup.procs`` files for the launcher."""
+        self._remove_released()
         procs: list[str] = []
         for kind, parent in self.parents.items():
             d = parent / f"{self.prefix}{name}"
@@ -262,13 +264,40 @@ class Cgroups:
             procs.append(str(d / "cgroup.procs"))
         return procs
 
+    def hit_memory_limit(self, name: str) -> bool:
+        """Whether the kernel refused or killed for memory in this process's cgroup: a process that met its limit
+        may die by SIGKILL (the OOM killer) or SIGSEGV (a fault that could not be charged), and only the cgroup's
+        counters say it was memory. Read before :meth:`remove`."""
+        parent = self.parents.get("memory")
+        if parent is None:
+            return False
+        d = parent / f"{self.prefix}{name}"
+        try:
+            if (d / "memory.oom_control").exists():  # v1
+                counts = dict(ln.split() for ln in (d / "memory.oom_control").read_text().splitlines() if ln.strip())
+                return int(counts.get("oom_kill", "0")) > 0 or int((d / "memory.failcnt").read_text()) > 0
+            counts = dict(ln.split() for ln in (d / "memory.events").read_text().splitlines() if ln.strip())  # v2
+            return any(int(counts.get(k, "0")) > 0 for k in ("max", "oom", "oom_kill"))
+        except (OSError, ValueError):
+            return False
+
     def remove(self, name: str) -> None:
-        """Remove one process's cgroups (they must be empty: called once its process group is gone)."""
+        """Remove one process's cgroups once its process group is gone; one the kernel has not emptied yet (a
+        killed process is torn down after it is reaped) is tried again at each later :meth:`create`."""
         for parent in self.parents.values():
-            d = parent / f"{self.prefix}{name}"
-            with contextlib.suppress(OSError):
-                d.rmdir()
-                self._created.discard(str(d))
+            self._released.add(str(parent / f"{self.prefix}{name}"))
+        self._remove_released()
+
+    def _remove_released(self) -> None:
+        for d in list(self._released):
+            try:
+                Path(d).rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            self._released.discard(d)
+            self._created.discard(d)
 
     def remove_all(self) -> None:
         for d in list(self._created):

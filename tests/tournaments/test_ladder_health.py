@@ -47,3 +47,15 @@ def test_log_tail_keeps_what_the_bot_said_when_restarts_filled_its_log_with_note
     tail = log_tail(log)
     assert "escape-write failed: OSError: read-only" in tail  # the failure, not pushed out by the notes
     assert tail.endswith(start[:300]) and tail.count("===") == 2  # and only the latest note
+
+
+def test_log_tail_keeps_how_a_killed_bot_ended_when_it_was_restarted_since(tmp_path: Path) -> None:
+    """A bot the kernel killed for memory says nothing itself: the supervisor's exit note is its failure, and the
+    restart's note after it must not push it out (a CI failure of test_sandbox_ladder's memory bot)."""
+    log = tmp_path / "bot.log"
+    start = "=== 2026-12-07 09:08:50 start (sandboxed): python escape_bot.py memory ==="
+    killed = "=== 2026-12-07 09:08:51 exited with code -9 (SIGKILL: killed: out of memory, past its CPU time, or stopped) ==="
+    restart = "=== 2026-12-07 09:08:52 restart #1 (sandboxed): python escape_bot.py memory ==="
+    log.write_text(f"{start}\n{killed}\n{restart}\n")
+    tail = log_tail(log)
+    assert "killed: out of memory" in tail and tail.endswith(restart), tail

@@ -62,10 +62,16 @@ def _is_note(line: str) -> bool:
     return line.startswith("=== ") and line.endswith(" ===")
 
 
+def _is_exit_note(line: str) -> bool:
+    """The supervisor's note of how the bot's process ended: for a bot the kernel killed (out of memory) the only
+    word of its failure, since it could say nothing itself."""
+    return _is_note(line) and " exited with code " in line
+
+
 def log_tail(path: Path, lines: int = 5, max_bytes: int = 16384) -> str:
-    """The last lines of a house bot's log on one line: the bot's own last lines (what it said when it failed) and
-    the supervisor's latest note. A bot restarted several times leaves a note per start and stop; the last lines
-    alone could then be notes only, with the failure that matters pushed out."""
+    """The last lines of a house bot's log on one line: the bot's own last lines (what it said when it failed), the
+    supervisor's latest note of how it ended, and its latest note. A bot restarted several times leaves a note per
+    start and stop; the last lines alone could then be notes only, with the failure that matters pushed out."""
     try:
         with path.open("rb") as f:
             f.seek(0, 2)
@@ -76,6 +82,8 @@ def log_tail(path: Path, lines: int = 5, max_bytes: int = 16384) -> str:
         return ""
     every = [ln.strip() for ln in data.splitlines() if ln.strip()]
     notes = [i for i, ln in enumerate(every) if _is_note(ln)]
-    own = [i for i, ln in enumerate(every) if not _is_note(ln)][-(lines - 1 if notes else lines):]
-    kept = [every[i][:300] for i in sorted({*own, *notes[-1:]})]
+    exits = [i for i in notes if _is_exit_note(every[i])][-1:]
+    told = {*notes[-1:], *exits}
+    own = [i for i, ln in enumerate(every) if not _is_note(ln)][-max(1, lines - len(told)):]
+    kept = [every[i][:300] for i in sorted({*own, *told})]
     return " | ".join(kept)[:1200]
