@@ -16,7 +16,6 @@ how many melds the table may hold depend on the variant (its largest deck). ``Ac
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -300,8 +299,15 @@ class Chooser:
         self._root: list[int] | None = None  # the root's allowed ids, ascending
 
     def __deepcopy__(self, memo: dict[int, object]) -> Chooser:
-        """Shares the legal actions and their spellings (never changed), copies the steps taken."""
-        new = copy.copy(self)
+        return self.__copy__()
+
+    def __copy__(self) -> Chooser:
+        """Shares the legal actions and their spellings (never changed: lists replaced, not altered, but for the
+        spellings' cache, which holds the same spelling whoever fills it), copies the steps taken. Built by the
+        constructor on no actions: a compiled class has no ``__dict__`` for ``copy.copy`` to fill."""
+        new = Chooser(self.space, (), self._slots)
+        new.actions, new.first, new._spelled = self.actions, self.first, self._spelled
+        new._alive, new._root = self._alive, self._root
         new.prefix = list(self.prefix)
         return new
 

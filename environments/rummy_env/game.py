@@ -86,6 +86,10 @@ def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
         return new_set
     if callable(x):  # a function (the match's recorder callback, compiled or not): shared, as deepcopy shares one
         return x
+    if t is Chooser:  # (compiled: its own copy, as ``_blank`` could not make one)
+        new_chooser = x.__deepcopy__(memo)
+        memo[id(x)] = new_chooser
+        return new_chooser
     attrs = getattr(t, "__mypyc_attrs__", None)
     if attrs is not None:  # a class of the compiled rules core: no ``__dict__``, and ``deepcopy`` may not rebuild it
         blank = _blank(t, x)
@@ -179,6 +183,10 @@ class RummyGame:
         for fixed in (m.variant, m.rules, m.config, self.space):
             memo[id(fixed)] = fixed
         memo[id(self._memos)] = {}  # the observation's memo is not copied: a copy starts its own
+        # nor are the knowledge trackers (compiled: no copy of their own): a copy's first ``known_cards`` feeds a
+        # new one the hand's events
+        memo[id(self._trackers)] = {}
+        memo[id(self._knowledge)] = {}
         return _copy_value(self, memo)  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -282,7 +290,7 @@ class RummyGame:
         table = self._table
         if table is None or table._state is not state:  # one per hand state (its rules and seats never change)
             table = self._table = _PublicTable(state)
-        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), table,  # type: ignore[arg-type]
+        return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), table,
                           (), (), self._max_turns)
 
     def _hand_events(self, seat: int) -> tuple[Event, ...]:

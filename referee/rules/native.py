@@ -50,7 +50,9 @@ MODULES = (
     "referee.rules.codec",  # the record lines of every move
     "referee.rules.match",
     "referee.service.encoded",  # not rules, but pure too: the live path's messages, joined from encoded pieces
+    "referee.search.knowledge",  # the cards a seat knows of other hands: fed at every environment step
     "rummy_env.observation",  # the environments' observation tensor (environments/), built at every step
+    "rummy_env.actions",  # the environments' action ids: spelled and masked at every step
 )
 # a package outside the referee's tree: its folder in the checkout (``source_of``)
 _FOLDERS = {"rummy_env": Path("environments")}

@@ -5,12 +5,25 @@ deals the cards it has not seen, uniformly among the consistent deals; ``simulat
 with the full rules. ``TokenCodec`` turns search states into signed tokens for the wire, and
 ``referee.search.service`` serves all of it as ``rummy.search.v1.SearchService``, the work done in worker processes
 (``referee.search.pool`` runs ``referee.search.work``), never on the event loop that runs the matches.
+``knowledge`` is compiled with the rules core when the build is fresh (the environments feed it at every step).
 """
 
-from referee.search.errors import BadToken, KnowledgeMismatch, NotSearchable, SearchError
-from referee.search.knowledge import Knowledge, KnowledgeTracker, SeatRecord, know, public_state, seat_record
-from referee.search.sampling import Deal, deal, sample_states
-from referee.search.simulate import (
+from referee.rules import native as _native
+
+_native.extend(__path__, "referee.search")
+_native.load("referee.search")
+
+from referee.search.errors import BadToken, KnowledgeMismatch, NotSearchable, SearchError  # noqa: E402 - after the compiled modules are put first
+from referee.search.knowledge import (  # noqa: E402
+    Knowledge,
+    KnowledgeTracker,
+    SeatRecord,
+    know,
+    public_state,
+    seat_record,
+)
+from referee.search.sampling import Deal, deal, sample_states  # noqa: E402
+from referee.search.simulate import (  # noqa: E402
     Position,
     Rejection,
     Rollout,
@@ -20,7 +33,7 @@ from referee.search.simulate import (
     position,
     simulate,
 )
-from referee.search.tokens import TokenCodec
+from referee.search.tokens import TokenCodec  # noqa: E402
 
 __all__ = [
     "SeatRecord", "Knowledge", "KnowledgeTracker", "seat_record", "public_state", "know",

@@ -72,7 +72,10 @@ class SeatRecord:
     variant: str
     view: SeatView
     events: tuple[Event, ...]
-    public: HandState  # a copy: other hands, the stock and the face-down cards emptied; seed blank
+    # a HandState copy (``public_state``: other hands, the stock and the face-down cards emptied; seed blank); for
+    # ``KnowledgeTracker.known`` alone, which reads only its rules and who sits to the right, any object holding
+    # those (the environments' stand-in, which holds no other zone). Typed Any: the compiled class checks types.
+    public: Any
     face_down: tuple[tuple[Card | None, frozenset[int]], ...]  # the card where this seat knows it
     composition: tuple[tuple[Card, int], ...]
     max_turns: int
@@ -82,7 +85,7 @@ class SeatRecord:
         return self.view.seat
 
 
-def public_state(state: HandState, seat: int) -> HandState:
+def public_state(state: Any, seat: int) -> HandState:  # (a HandState: Any as the check below takes any dataclass)
     """A copy of ``state`` holding only what ``seat`` may know: other seats' hands, the stock and the face-down
     cards emptied, the seed blanked, the other seats' last drawn card forgotten.
 
@@ -96,7 +99,7 @@ def public_state(state: HandState, seat: int) -> HandState:
     opening = state.opening_events
     try:  # deep-copy everything but the hidden zones, which are never copied at all
         state.hands, state.stock, state.face_down, state.opening_events = [], [], [], []
-        public = copy.deepcopy(state)
+        public: HandState = copy.deepcopy(state)
     finally:
         state.hands, state.stock, state.face_down, state.opening_events = hands, stock, face_down, opening
     public.hands = [list(h) if s == seat else [] for s, h in enumerate(hands)]
@@ -333,7 +336,7 @@ class _Tracker:
                 for c in e.cards:
                     self.lose(seat, c)
             elif kind == "PASSED":
-                receiver = self.r.public.right_of(seat)  # type: ignore[attr-defined]
+                receiver = self.r.public.right_of(seat)
                 if e.cards:
                     self.lose(seat, e.cards[0])
                     self.face_down.append((e.cards[0], seat, receiver))

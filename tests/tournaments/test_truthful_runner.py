@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tournaments.config import load_config
 
+# times that hold on a loaded 2-core machine (CI runs three test workers): a Python bot starts in about a second
 CONFIG = """
 [tournament]
 variant = "indian"
@@ -19,9 +20,9 @@ seed = "truth"
 output = "out"
 concurrency = 2
 [tournament.time_control]
-per_move_ms = 300
-grace_ms = 300
-connect_ms = 1500
+per_move_ms = 1000
+grace_ms = 500
+connect_ms = 6000
 [[bots]]
 name = "greedy"
 command = ["python", "-m", "rummybot.bots.greedy"]
