@@ -4,7 +4,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, format_cards, parse_card, parse_cards, shuffled
+from referee.rules.cards import (
+    JOKER,
+    Card,
+    Rank,
+    Suit,
+    build_deck,
+    contains_cards,
+    format_cards,
+    holds_all,
+    parse_card,
+    parse_cards,
+    shuffled,
+    tally,
+)
 from referee.rules.errors import InvalidAction
 
 cards = st.builds(Card, st.sampled_from([r for r in Rank if r is not Rank.JOKER]),
@@ -51,3 +64,10 @@ def test_COM_5_the_same_seed_gives_the_same_shuffle_and_another_seed_another():
     assert shuffled(deck, 42) == shuffled(deck, 42)
     assert shuffled(deck, 42) != shuffled(deck, 43)
     assert sorted(shuffled(deck, 42)) == sorted(deck)
+
+
+@given(st.lists(cards, max_size=50), st.lists(cards, max_size=8))
+def test_a_counted_hand_holds_the_cards_the_hand_holds_counting_duplicates(hand, wanted):
+    """``holds_all`` (a hand counted once, checked many times) answers as ``contains_cards`` does."""
+    assert holds_all(tally(hand), wanted) == contains_cards(hand, wanted)
+    assert holds_all(tally(hand), hand) and not holds_all(tally(hand), [*hand, JOKER] * 2)  # each card once more

@@ -186,6 +186,18 @@ def contains_cards(hand: Sequence[Card], cards: Iterable[Card]) -> bool:
     return True
 
 
+def holds_all(counts: dict[Card, int], cards: Iterable[Card]) -> bool:
+    """``contains_cards`` against a hand counted once (``tally(hand)``): for many checks against one long hand
+    (Skarney's hands grow past 40 cards), where striking from a copy compares card by card each time."""
+    need: dict[Card, int] = {}
+    for c in cards:
+        k = need.get(c, 0) + 1
+        if k > counts.get(c, 0):
+            return False
+        need[c] = k
+    return True
+
+
 def remove_cards(hand: list[Card], cards: Iterable[Card]) -> None:
     """Remove ``cards`` from ``hand`` in place (one copy each); the caller has checked ``contains_cards``."""
     for c in cards:

@@ -18,7 +18,18 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.rules.cards import JOKER, SUITS, Card, Rank, Suit, build_deck, contains_cards, remove_cards, tally
+from referee.rules.cards import (
+    JOKER,
+    SUITS,
+    Card,
+    Rank,
+    Suit,
+    build_deck,
+    contains_cards,
+    holds_all,
+    remove_cards,
+    tally,
+)
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
     ACE_HIGH,
@@ -842,15 +853,16 @@ class _SkarneyBase:
         # the plays that apply (what ``_verify`` checks of the state holds for each one listed: the seat is to
         # play, its side has or has not laid, the meld is its side's with room for the cards, the cards are held)
         plays: list[Action] = []
+        held = tally(hand)
         if self._side_laid(state, seat):
             for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
-                if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or contains_cards(hand, g)):
+                if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or holds_all(held, g)):
                     plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
-            plays.extend(self._lay_offs(state, seat, verdicts))
+            plays.extend(self._lay_offs(state, seat, verdicts, held))
         else:
             k = contract_size(state.hand_number)
             for c in find_contracts(hand, k, verdicts.wilds):
-                if verdicts.is_contract(c, k) and contains_cards(hand, [card for g in c for card in g]):
+                if verdicts.is_contract(c, k) and holds_all(held, [card for g in c for card in g]):
                     plays.append(Meld(tuple(Group(g) for g in c)))
         ex = [a for a in exchanges[:10] if self._applies(state, seat, a)]
         room = max(0, _ACTION_CAP - len(enders) - len(ex))
@@ -879,11 +891,10 @@ class _SkarneyBase:
                             out.append(a)
         return out
 
-    def _lay_offs(self, state: SkarneyState, seat: int, verdicts: _Verdicts) -> list[Action]:
-        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6)."""
-        hand = state.hands[seat]
-        distinct = sorted(set(hand))
-        counts = tally(hand)
+    def _lay_offs(self, state: SkarneyState, seat: int, verdicts: _Verdicts, counts: dict[Card, int]) -> list[Action]:
+        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6);
+        ``counts``: the hand's (``tally``)."""
+        distinct = sorted(counts)
         out: list[Action] = []
         for m in state.melds:
             if not _own_side_meld(state, seat, m.owner) or (not state.r.partnership and m.owner != seat):
