@@ -15,6 +15,7 @@ from referee.rules.cards import (
     holds_all,
     parse_card,
     parse_cards,
+    shuffle,
     shuffled,
     tally,
 )
@@ -71,3 +72,15 @@ def test_a_counted_hand_holds_the_cards_the_hand_holds_counting_duplicates(hand,
     """``holds_all`` (a hand counted once, checked many times) answers as ``contains_cards`` does."""
     assert holds_all(tally(hand), wanted) == contains_cards(hand, wanted)
     assert holds_all(tally(hand), hand) and not holds_all(tally(hand), [*hand, JOKER] * 2)  # each card once more
+
+
+@given(st.lists(cards, max_size=120), st.text(max_size=12))
+def test_COM_5_the_shuffle_is_random_shuffle_step_for_step(deck, seed):
+    """The rules core's own shuffle gives the order ``random.Random.shuffle`` gives for the same seed: every
+    record and replay dealt before it was written still deals the same."""
+    import random
+
+    ours, theirs = list(deck), list(deck)
+    shuffle(random.Random(seed), ours)
+    random.Random(seed).shuffle(theirs)
+    assert ours == theirs

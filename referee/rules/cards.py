@@ -158,8 +158,24 @@ def build_deck(packs: int = 1, jokers: int = 0) -> list[Card]:
 def shuffled(cards: Sequence[Card], seed: int | str) -> list[Card]:
     """A seeded shuffle (COM-5): the same seed always gives the same order."""
     out = list(cards)
-    random.Random(str(seed)).shuffle(out)
+    shuffle(random.Random(str(seed)), out)
     return out
+
+
+def shuffle(rng: random.Random, items: list[Card]) -> None:
+    """``rng.shuffle(items)``, step for step (Fisher-Yates from the end, each index drawn by ``getrandbits`` and
+    redrawn while out of range, as CPython's ``Random.shuffle`` and ``_randbelow`` do), so every seed gives the
+    order it always gave; written out so the compiled core runs it without the interpreter's two calls per card
+    (a deal was a tenth of an environment's step where hands end fast). tests/test_cards.py checks it against
+    ``Random.shuffle``."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 _T = TypeVar("_T")

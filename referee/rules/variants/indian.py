@@ -26,7 +26,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, tally
+from referee.rules.cards import (
+    JOKER,
+    Card,
+    Rank,
+    Suit,
+    build_deck,
+    contains_cards,
+    format_cards,
+    remove_cards,
+    shuffle,
+    tally,
+)
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import MeldKind, MeldReading, MeldRules, WildOnly, readings
 from referee.rules.variants.base import (
@@ -890,7 +901,7 @@ class IndianRummy:
             return [Event("DECK_EXHAUSTED", text=state.end_reason)]
         top = state.discards.pop()
         pile = state.discards
-        state.rng("restock").shuffle(pile)
+        shuffle(state.rng("restock"), pile)
         state.stock, state.discards = pile, [top]
         state.restocks += 1
         return [Event("RESTOCKED", count=len(state.stock),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, ClassVar
 
-from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
+from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, shuffle
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
     MeldKind,
@@ -444,7 +444,7 @@ def _begin_turn(state: OklahomaState) -> list[Event]:
         return [Event("STOCK_EXHAUSTED", text="the stock is empty and the pile has no card under its top: the hand ends (FOR-9)")]
     cards = state.discards[:-1]  # bottom to top: turned over, the bottom card becomes the top of the stock
     if state.rules.restock == SHUFFLE:
-        state.rng("restock").shuffle(cards)
+        shuffle(state.rng("restock"), cards)
     state.stock = cards
     state.discards = state.discards[-1:]
     state.restocks += 1
