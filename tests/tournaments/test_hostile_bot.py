@@ -63,5 +63,5 @@ def test_an_unsandboxed_hostile_bot_reads_its_opponent(tmp_path: Path) -> None:
     assert any(r.startswith(str(repo / "out" / "records")) for r in f["records"])
     assert f["decks"] and all(size > 0 for _, _, size in f["decks"])
     assert str(repo / "t.toml") in f["configs"]
-    assert f["opponent_hands"], f["errors"]
+    assert f["opponent_hands"], (f["errors"], f["tokens"], f["rounds"])  # (which tokens it found, and where)
     assert all(len(hand) > 0 for _, _, hand in f["opponent_hands"])
