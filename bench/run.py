@@ -142,11 +142,12 @@ def bench_scaling(res: dict[str, Any], seconds: float, repeat: int, quick: bool)
     res["scaling"] = scaling.run(seconds, repeat, 20 if quick else 80)
 
 
-def bench_env(res: dict[str, Any], seconds: float) -> None:
-    """rummy_env's steps/s (observation and mask each step), single and batched, beside OpenSpiel's and RLCard's."""
+def bench_env(res: dict[str, Any], seconds: float, repeat: int) -> None:
+    """rummy_env's steps/s (observation and mask each step), single and batched, beside OpenSpiel's and RLCard's;
+    each figure the best of ``repeat`` rounds."""
     from bench import env
 
-    res.update(env.run(seconds))
+    res.update(env.run(seconds, repeat=repeat))
 
 
 def bench_ladder(res: dict[str, Any], quick: bool) -> None:
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         elif section == "memory":
             bench_memory(res, args.quick)
         elif section == "env":
-            bench_env(res, seconds)
+            bench_env(res, seconds, repeat)
         elif section == "ladder":
             bench_ladder(res, args.quick)
         else:
