@@ -50,7 +50,8 @@ class Hostile(PolicyBot):
         self.f: dict[str, Any] = {"processes": {}, "tokens": {}, "records": [], "configs": [], "decks": [],
                                   "opponent_hands": [], "joined": [], "errors": [], "rounds": 0, "referee": self.referee,
                                   "visible_pids": 0}
-        self.tried: set[tuple[str, str]] = set()
+        self.tried: dict[tuple[str, str], int] = {}  # (token, match) -> tries (a seat's bot token is known to
+        # the referee once its bot has joined: a busy machine's opponent may join after this bot's first decision)
         self.join_tried: set[str] = set()
         self.lock = threading.Lock()
         self.walked = 0.0
@@ -142,16 +143,17 @@ class Hostile(PolicyBot):
         the next decisions): another seat's view is its hand."""
         deadline = time.monotonic() + 1.5
         for tok in sorted(self.f["tokens"], key=lambda t: not self.f["tokens"][t].startswith("/proc/")):
-            if (tok, match_id) in self.tried:
+            if self.tried.get((tok, match_id), 0) >= 3:
                 continue
             if time.monotonic() > deadline:
                 break
-            self.tried.add((tok, match_id))
+            self.tried[tok, match_id] = self.tried.get((tok, match_id), 0) + 1
             try:
                 with SearchClient(self.referee, token=tok, timeout_s=2) as search:
                     pos = search.legal_actions(match_id=match_id)
                     if pos.view is not None and pos.view.seat != seat:
                         self.f["opponent_hands"].append([match_id, pos.view.seat, [str(c) for c in pos.view.hand]])
+                        self.tried[tok, match_id] = 3  # read: once a match is enough to show it
             except grpc.RpcError as exc:
                 self.f["errors"].append(f"search: {exc.code().name}")
             if join and tok not in self.join_tried:  # once per token: a seat taken over loses its real player's turns
