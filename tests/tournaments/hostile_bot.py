@@ -75,6 +75,21 @@ class Hostile(PolicyBot):
 
     def spy(self, match_id: str, seat: int) -> None:
         self.f["rounds"] += 1
+        dirs = self.scan_proc()
+        self.use_tokens(match_id, seat, join=False)  # what /proc gave, at once
+        self.save()
+        if time.monotonic() - self.walked > 2.0:  # the walk is the slow part: at most every 2 s
+            self.walked = time.monotonic()
+            near = [*map(str, Path.cwd().parents), *sorted(dirs)]  # the most telling first; "/" last
+            for path in _walk([*near, "/tmp", os.path.expanduser("~"), "/"]):
+                if self.file(path):
+                    self.save()  # as soon as it has something: the bot may be stopped before the walk ends
+        self.scan_proc()  # again: an opponent started after this bot's first decision is there by now
+        self.use_tokens(match_id, seat, join=True)
+        self.save()
+
+    def scan_proc(self) -> set[str]:
+        """Every process's command line and environment: tokens, and the folders tournaments run in."""
         dirs: set[str] = set()
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
         self.f["visible_pids"] = max(self.f["visible_pids"], len(pids))
@@ -98,16 +113,7 @@ class Hostile(PolicyBot):
             if rummy:  # a tournament's process: where it runs is worth a look
                 with _quiet():
                     dirs.add(os.readlink(f"/proc/{pid}/cwd"))
-        self.use_tokens(match_id, seat, join=False)  # what /proc gave, at once
-        self.save()
-        if time.monotonic() - self.walked > 2.0:  # the walk is the slow part: at most every 2 s
-            self.walked = time.monotonic()
-            near = [*map(str, Path.cwd().parents), *sorted(dirs)]  # the most telling first; "/" last
-            for path in _walk([*near, "/tmp", os.path.expanduser("~"), "/"]):
-                if self.file(path):
-                    self.save()  # as soon as it has something: the bot may be stopped before the walk ends
-        self.use_tokens(match_id, seat, join=True)
-        self.save()
+        return dirs
 
     def save(self) -> None:
         tmp = self.out.with_suffix(".tmp")
@@ -238,6 +244,8 @@ def _walk(roots: Sequence[str]) -> Iterator[str]:
             if seen > MAX_FILES or time.monotonic() > deadline:
                 break
             for name in files:
+                if time.monotonic() > deadline:  # (a folder of many large logs: each file is read and searched)
+                    return
                 if name.endswith((".jsonl", ".toml", ".log", ".json")):
                     path = os.path.join(here, name)
                     if path not in done and os.path.isfile(path):  # never a FIFO, which would block the read
