@@ -8,9 +8,9 @@ environment has it, ``referee`` is a namespace package holding ``referee.rules``
 
 import os
 
-# gRPC's C core forks "safely" by default here: its fork handlers start event-engine threads in a child between
-# fork and exec, and about one child in four of a busy service died there by SIGSEGV (house bots of a ladder
-# restarted dead, strace showed). Every child these processes start execs at once, so they need none of it. Read by gRPC
-# when it starts: set before any gRPC object exists; a value the user set wins.
+# gRPC's C core runs fork handlers in every forked child, starting event-engine threads there between fork and
+# exec: about one child in four that a busy ladder forked to start a bot died there by SIGSEGV (strace showed it).
+# Every child the referee, the runner and the ladder start execs at once, so they need none of it. gRPC reads this
+# when it starts: set before any gRPC object exists (``tournaments`` imports this package first); a value the user
+# set wins.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
-

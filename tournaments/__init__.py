@@ -6,11 +6,4 @@ One idea per module: ``config`` (TOML), ``schedule`` (round-robin, gauntlet, lad
 ``ratings``, ``report`` (terminal, CSV, JSON), ``cli`` (``tournament run | ratings | schedule``), ``demo``.
 """
 
-import os
-
-# gRPC's C core forks "safely" by default here: its fork handlers start event-engine threads in a child between
-# fork and exec, and about one child in four of a busy service died there by SIGSEGV (house bots of a ladder
-# restarted dead, strace showed). Every child these processes start execs at once, so they need none of it. Read by gRPC
-# when it starts: set before any gRPC object exists; a value the user set wins.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
-
+import referee  # noqa: F401 - first: it turns gRPC's fork handlers off before gRPC starts (referee/__init__.py)

@@ -345,8 +345,8 @@ class BotProcess:
             what = "start" if self.starts == 1 else f"restart #{self.starts - 1}"
             where = "sandboxed" if self.isolation.sandbox is not None else "NOT sandboxed"
             self.log.note(f"{what} ({where}): {' '.join(self.spec.command)} --referee {self.referee}")
-            # a cgroup of its own for each start: the one a killed process left may still hold its memory
-            # (charged until the kernel has torn it down), which starved the next start (SIGSEGV at once)
+            # a cgroup of its own for each start: its counters (``why_it_ended``) are then this start's alone, and
+            # a killed process's cgroup, not yet emptied by the kernel, is never joined by the next start
             cgroup = f"{self.spec.name}-{self.index}-{self.starts}"
             try:
                 env = {"RUMMY_REFEREE": self.referee, "RUMMY_BOT_TOKEN": self.token, "RUMMY_BOT_SEED": str(self.seed)}

@@ -169,6 +169,11 @@ def _own_cgroups() -> dict[str, str]:
     return out
 
 
+def _counters(path: Path) -> dict[str, int]:
+    """A cgroup file of ``key value`` lines (``memory.events``, ``memory.oom_control``)."""
+    return {k: int(v) for k, v in (ln.split() for ln in path.read_text().splitlines() if ln.strip())}
+
+
 class Cgroups:
     """Creates one cgroup per bot process under the runner's own, in every controller it may write; a probe at
     construction says which limits hold here (``self.kinds``)."""
@@ -265,19 +270,19 @@ class Cgroups:
         return procs
 
     def hit_memory_limit(self, name: str) -> bool:
-        """Whether the kernel refused or killed for memory in this process's cgroup: a process that met its limit
-        may die by SIGKILL (the OOM killer) or SIGSEGV (a fault that could not be charged), and only the cgroup's
-        counters say it was memory. Read before :meth:`remove`."""
+        """Whether this process's cgroup met its memory limit or had a process killed for memory: a SIGKILL alone
+        does not say it was memory (a CPU limit or a stop kill too); the cgroup's counters do. Read before
+        :meth:`remove` (each start has a cgroup of its own, so the counters are this start's)."""
         parent = self.parents.get("memory")
         if parent is None:
             return False
         d = parent / f"{self.prefix}{name}"
         try:
             if (d / "memory.oom_control").exists():  # v1
-                counts = dict(ln.split() for ln in (d / "memory.oom_control").read_text().splitlines() if ln.strip())
-                return int(counts.get("oom_kill", "0")) > 0 or int((d / "memory.failcnt").read_text()) > 0
-            counts = dict(ln.split() for ln in (d / "memory.events").read_text().splitlines() if ln.strip())  # v2
-            return any(int(counts.get(k, "0")) > 0 for k in ("max", "oom", "oom_kill"))
+                return _counters(d / "memory.oom_control").get("oom_kill", 0) > 0 or \
+                    int((d / "memory.failcnt").read_text()) > 0
+            events = _counters(d / "memory.events")  # v2
+            return any(events.get(k, 0) > 0 for k in ("max", "oom", "oom_kill"))
         except (OSError, ValueError):
             return False
 

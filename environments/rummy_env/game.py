@@ -86,12 +86,13 @@ def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
         return new_set
     if callable(x):  # a function (the match's recorder callback, compiled or not): shared, as deepcopy shares one
         return x
-    if t is Chooser:  # (compiled: its own copy, as ``_blank`` could not make one)
-        new_chooser = x.__deepcopy__(memo)
-        memo[id(x)] = new_chooser
-        return new_chooser
     attrs = getattr(t, "__mypyc_attrs__", None)
-    if attrs is not None:  # a class of the compiled rules core: no ``__dict__``, and ``deepcopy`` may not rebuild it
+    if attrs is not None:  # a compiled class (the rules core's, ``Chooser``): no ``__dict__``, and ``deepcopy``
+        # may not rebuild it
+        if hasattr(t, "__deepcopy__"):  # one that copies itself (``_blank`` cannot make one whose constructor
+            own = x.__deepcopy__(memo)  # takes arguments)
+            memo[id(x)] = own
+            return own
         blank = _blank(t, x)
         memo[id(x)] = blank
         for name in attrs:
