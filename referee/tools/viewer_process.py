@@ -21,10 +21,14 @@ import subprocess
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.service.limits import ServerLimits
 
-__all__ = ["ChildServer", "ViewerProcess", "VIEWER_NICE", "START_TIMEOUT_S"]
+if TYPE_CHECKING:
+    from aiohttp import web
+
+__all__ = ["ChildServer", "ViewerProcess", "serve_until_stopped", "VIEWER_NICE", "START_TIMEOUT_S"]
 
 VIEWER_NICE = 5  # web clients yield to the matches (the search pool runs at 10: it may hold a core for seconds)
 START_TIMEOUT_S = 30.0
@@ -92,11 +96,10 @@ class ViewerProcess(ChildServer):
         self._start(argv, "the viewer", ViewerStartFailed)
 
 
-async def _serve(records: str | None, host: str, port: int, limits: ServerLimits) -> None:
-    from referee.tools.viewer import start_viewer
-
-    runner, bound = await start_viewer(records, None, host, port, limits)
-    print(json.dumps({"port": bound}), flush=True)
+async def serve_until_stopped(runner: web.AppRunner, port: int) -> None:
+    """The child's side of :class:`ChildServer`: say the bound ``port`` (the parent reads it), serve until SIGINT,
+    SIGTERM or the parent's exit (the end of this process's stdin, the pipe the parent holds), then clean up."""
+    print(json.dumps({"port": port}), flush=True)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -104,6 +107,13 @@ async def _serve(records: str | None, host: str, port: int, limits: ServerLimits
     parent_gone = loop.run_in_executor(None, sys.stdin.read)  # returns at end of file: the parent has exited
     await asyncio.wait([asyncio.ensure_future(stop.wait()), parent_gone], return_when=asyncio.FIRST_COMPLETED)
     await runner.cleanup()
+
+
+async def _serve(records: str | None, host: str, port: int, limits: ServerLimits) -> None:
+    from referee.tools.viewer import start_viewer
+
+    runner, bound = await start_viewer(records, None, host, port, limits)
+    await serve_until_stopped(runner, bound)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,7 +29,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -41,7 +40,7 @@ import structlog
 from aiohttp import ClientError, ClientSession, ClientTimeout, UnixConnector, web
 
 from referee.service.limits import ServerLimits
-from referee.tools.viewer_process import VIEWER_NICE, ChildServer
+from referee.tools.viewer_process import VIEWER_NICE, ChildServer, serve_until_stopped
 from tournaments.ladder.web import UNKNOWN, Presence, StoreSource, routes
 
 __all__ = ["LadderWebProcess", "WebStartFailed", "start_internal", "PresenceClient", "ASK_S", "WEB_NICE"]
@@ -177,15 +176,8 @@ async def _serve(settings: dict[str, Any], limits: ServerLimits) -> None:
         await source.open()
         runner, bound = await start_viewer(settings["records"], None, settings["host"], int(settings["port"]), limits,
                                            routes=[*routes(source), web.get("/metrics", presence.metrics)])
-        print(json.dumps({"port": bound}), flush=True)
         structlog.get_logger(component="ladder-web").info("ladder_web_serving", port=bound, pid=os.getpid())
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        parent_gone = loop.run_in_executor(None, sys.stdin.read)  # returns at end of file: the service has exited
-        await asyncio.wait([asyncio.ensure_future(stop.wait()), parent_gone], return_when=asyncio.FIRST_COMPLETED)
-        await runner.cleanup()
+        await serve_until_stopped(runner, bound)
     finally:
         await presence.close()
         source.close()
