@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,38 +53,45 @@ class Hostile(PolicyBot):
         self.tried: dict[tuple[str, str], int] = {}  # (token, match) -> tries (a seat's bot token is known to
         # the referee once its bot has joined: a busy machine's opponent may join after this bot's first decision)
         self.join_tried: set[str] = set()
-        self.lock = threading.Lock()
+        self.locks = {"proc": threading.Lock(), "files": threading.Lock()}  # one round of each kind at a time
+        self.saving = threading.Lock()
+        self.dirs: set[str] = set()  # folders tournaments run in, from /proc: where the walk looks first
         self.walked = 0.0
 
     def decide(self, view: SeatView, legal: Sequence[Action], request: Request) -> Action:
-        """Each decision starts a spy round (unless one is running) on a thread of its own, so the spying never
-        costs this bot its turn; the move itself is greedy."""
-        if self.lock.acquire(blocking=False):
-            threading.Thread(target=self._round, args=(request.match_id, request.seat), daemon=True).start()
+        """Each decision starts spy rounds (of each kind, unless one is running) on threads of their own, so the
+        spying never costs this bot its turn; the move itself is greedy. The quick round (/proc, then Search with
+        what it gave) never waits behind the slow one (the walk of the filesystem, then joins), which on a busy
+        host with many files could outlast a whole tournament."""
+        for kind, spy in (("proc", self.spy_proc), ("files", self.spy_files)):
+            if self.locks[kind].acquire(blocking=False):
+                threading.Thread(target=self._round, args=(kind, spy, request.match_id, request.seat),
+                                 daemon=True).start()
         return super().decide(view, legal, request)
 
-    def _round(self, match_id: str, seat: int) -> None:
+    def _round(self, kind: str, spy: Callable[[str, int], None], match_id: str, seat: int) -> None:
         try:
-            self.spy(match_id, seat)
+            spy(match_id, seat)
         except Exception as exc:  # a failed round is noted, never fatal
             self.f["errors"].append(repr(exc)[:200])
         finally:
-            self.lock.release()
+            self.locks[kind].release()
 
     # ------------------------------------------------------------------ spying
 
-    def spy(self, match_id: str, seat: int) -> None:
+    def spy_proc(self, match_id: str, seat: int) -> None:
         self.f["rounds"] += 1
-        dirs = self.scan_proc()
-        self.use_tokens(match_id, seat, join=False)  # what /proc gave, at once
+        self.dirs |= self.scan_proc()
+        self.use_tokens(match_id, seat, join=False)
         self.save()
+
+    def spy_files(self, match_id: str, seat: int) -> None:
         if time.monotonic() - self.walked > 2.0:  # the walk is the slow part: at most every 2 s
             self.walked = time.monotonic()
-            near = [*map(str, Path.cwd().parents), *sorted(dirs)]  # the most telling first; "/" last
+            near = [*map(str, Path.cwd().parents), *sorted(self.dirs)]  # the most telling first; "/" last
             for path in _walk([*near, "/tmp", os.path.expanduser("~"), "/"]):
                 if self.file(path):
                     self.save()  # as soon as it has something: the bot may be stopped before the walk ends
-        self.scan_proc()  # again: an opponent started after this bot's first decision is there by now
         self.use_tokens(match_id, seat, join=True)
         self.save()
 
@@ -116,9 +123,18 @@ class Hostile(PolicyBot):
         return dirs
 
     def save(self) -> None:
-        tmp = self.out.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.f, indent=1, sort_keys=True))
-        os.replace(tmp, self.out)  # whole: the bot may be stopped mid-round
+        with self.saving:  # (two rounds' threads)
+            for _ in range(5):
+                try:
+                    text = json.dumps(self.f, indent=1, sort_keys=True)
+                    break
+                except RuntimeError:  # the other round added to it meanwhile: read it again
+                    continue
+            else:
+                return  # the next save writes it
+            tmp = self.out.with_suffix(".tmp")
+            tmp.write_text(text)
+            os.replace(tmp, self.out)  # whole: the bot may be stopped mid-round
 
     def token(self, value: str, where: str) -> None:
         if value and value not in self.own:
