@@ -48,6 +48,44 @@ def single_rate(variant: str, seconds: float) -> Rate:
     return _timed(step, seconds)
 
 
+def rules_core_rate(variant: str, seconds: float) -> Rate:
+    """Ids per second of the rules core's own calls alone, at the env's random play: each decision's ``legal_actions``,
+    the acting seat's ``view`` and the ``submit`` of the move the ids spelled, replayed on fresh matches of the
+    same seeds. The env can step no faster than this (its mask, tensor and bookkeeping come on top): the floor
+    the targets are read against."""
+    import rummy_env
+    from rummy_env._core import Match
+
+    env = rummy_env.make(variant, num_players=SEATS[variant])
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    games: list[tuple[object, list[tuple[int, object]]]] = []
+    ids = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds or not games:
+        g = env.game
+        assert g is not None
+        moves: list[tuple[int, object]] = []
+        while not g.over:
+            seat = g.current_seat
+            result = g.step(int(rng.choice(g.legal_ids())))
+            ids += 1
+            if result.action is not None:
+                moves.append((seat, result.action))
+        games.append((g.match.config, moves))
+        env.reset()
+    spent = 0.0
+    for config, moves in games:
+        m = Match(config)  # type: ignore[arg-type]
+        t0 = time.process_time()
+        for seat, action in moves:
+            m.legal_actions(seat)
+            m.view(seat)
+            m.submit(seat, action)  # type: ignore[arg-type]
+        spent += time.process_time() - t0
+    return ids / spent
+
+
 def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
     from rummy_env.vector import BatchEnv
 
@@ -133,11 +171,13 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
         keep("rlcard", rlcard_rate(seconds))
         for v in variants:
             keep(f"single {v}", single_rate(v, seconds))
+            keep(f"rules core {v}", rules_core_rate(v, seconds))
             keep(f"batched {v}", batched_rate(v, seconds))
             keep(f"processes {v}", processes_rate(v, seconds, workers=workers))
     single = {v: best[f"single {v}"] for v in variants}
     batched = {v: best[f"batched {v}"] for v in variants}
     processes = {v: best[f"processes {v}"] for v in variants}
+    floor = {v: best[f"rules core {v}"] for v in variants}
     os_rate, rl_rate = best.get("openspiel"), best.get("rlcard")
     return {
         "env_steps_per_s": single,
@@ -145,6 +185,8 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
         "env_batched_over_single": {v: batched[v] / single[v] for v in variants},
         f"env_batched_{workers}_processes_steps_per_s": processes,
         "env_processes_over_single_per_core": {v: processes[v] / single[v] / workers for v in variants},
+        "env_rules_core_steps_per_s": floor,
+        "env_share_in_rules_core": {v: single[v] / floor[v] for v in variants},
         "env_openspiel_gin_rummy_steps_per_s": os_rate,
         "env_rlcard_gin_rummy_steps_per_s": rl_rate,
         "env_ratio_to_openspiel": {v: single[v] / os_rate if os_rate else None for v in variants},

@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ from rummy_env._core import (
 )
 
 __all__ = ["NUM_CARDS", "CARD_INDEX", "card_index", "index_card", "ActionSpace", "action_space", "Chooser", "ActionCodeError",
-           "action_text", "CARDS"]
+           "action_text", "CARDS", "slots_of"]
 
 NUM_CARDS = 53  # the 52 naturals in COM-1 order (spades A..K, hearts, diamonds, clubs), then the joker
 CARDS: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in NATURAL_RANKS) + (JOKER,)
@@ -276,6 +277,11 @@ def action_text(action: Action, slots: dict[int, int] | None = None) -> str:
     if isinstance(action, Offer):
         return f"offer {action.card}"
     return {Drop: "drop", EndTurn: "end turn", AcceptOffer: "accept", DeclineOffer: "decline"}[type(action)]
+
+
+def slots_of(melds: Sequence[Any]) -> dict[int, int]:
+    """Each table meld's id to its slot (its place in the view's list: the ids' meld slots)."""
+    return {m.id: i for i, m in enumerate(melds)}
 
 
 class Chooser:

@@ -31,7 +31,8 @@ from rummy_env._core import (
     SeatView,
     find,
 )
-from rummy_env.actions import ActionSpace, Chooser, action_space
+from rummy_env.actions import ActionSpace, Chooser, action_space, slots_of
+from rummy_env.observation import observation_tensor
 
 __all__ = ["RummyGame", "StepResult", "visible_events"]
 
@@ -168,8 +169,10 @@ class RummyGame:
         self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
         self._hand_start = 0
         self._scanned = 0
-        self._to_act: tuple[tuple[int, int], int] = ((-1, 0), -1)
-        self._views: dict[int, tuple[tuple[int, int], SeatView]] = {}
+        self._at = -1  # the match's log length and state when the per-move caches below were filled (``_sync``)
+        self._state_ref: HandState | None = None
+        self._seat = -1
+        self._views: dict[int, SeatView] = {}
         self._memos: dict[int, dict[str, Any]] = {}  # per seat: what its observation keeps from step to step
         self._table: _PublicTable | None = None  # the tracker's view of the public table, per hand state
         self._max_turns = max_turns_per_hand if match is None else match.config.max_turns_per_hand
@@ -206,10 +209,16 @@ class RummyGame:
 
     # ------------------------------------------------------------ queries
 
-    def _key(self) -> tuple[int, int]:
-        """Where the match stands: its log only grows and every move logs an event (the state's identity too: a
-        test or a search may put another state in its place)."""
-        return len(self.match.log), id(self.match.state)
+    def _sync(self) -> None:
+        """Drops the per-move caches (the seat to act, the views) once the match has moved: its log only grows and
+        every move logs an event; the state's identity too (a test or a search may put another state in its place)."""
+        m = self.match
+        if len(m.log) != self._at or m.state is not self._state_ref:
+            self._at = len(m.log)
+            self._state_ref = m.state
+            d = m.pending()
+            self._seat = -1 if d is None else d.seat
+            self._views.clear()
 
     @property
     def over(self) -> bool:
@@ -218,23 +227,19 @@ class RummyGame:
     @property
     def current_seat(self) -> int:
         """The seat to act (-1 once the game is over)."""
-        key = self._key()
-        if self._to_act[0] != key:
-            d = self.match.pending()
-            self._to_act = (key, -1 if d is None else d.seat)
-        return self._to_act[1]
+        self._sync()
+        return self._seat
 
     def chooser(self) -> Chooser:
         """The decision in play (made once per decision: the legal actions, spelled)."""
         if self._chooser is None or self._chooser_key != len(self.match.log):  # (a hosted match moves on its own;
             # a search that swaps the state for a sample keeps the log, and the steps taken)
-            d = self.match.pending()
-            if d is None:
+            seat = self.current_seat
+            if seat < 0:
                 raise RuntimeError("the game is over")
             state = self.match.state
             assert state is not None
-            slots = {m.id: i for i, m in enumerate(state.melds)}
-            self._chooser = Chooser(self.space, self.match.legal_actions(d.seat), slots)
+            self._chooser = Chooser(self.space, self.match.legal_actions(seat), slots_of(state.melds))
             self._chooser_key = len(self.match.log)
         return self._chooser
 
@@ -246,11 +251,24 @@ class RummyGame:
 
     def view(self, seat: int) -> SeatView:
         """The seat's view (one per seat and move: the observation and the tracker's record share it)."""
-        key = self._key()
+        self._sync()
         got = self._views.get(seat)
-        if got is None or got[0] != key:
-            got = self._views[seat] = (key, self.match.view(seat))
-        return got[1]
+        if got is None:
+            got = self._views[seat] = self.match.view(seat)
+        return got
+
+    def observation(self, seat: int, known: bool = True) -> dict[str, np.ndarray]:
+        """``{"observation", "action_mask"}`` of ``seat`` (the mask all zero but for the seat to act); ``known``:
+        with the cards it knows in other hands."""
+        self._sync()
+        if self._seat == seat:
+            ch = self.chooser()
+            prefix, mask = ch.prefix, ch.mask()
+        else:
+            prefix, mask = [], np.zeros(self.space.size, dtype=np.int8)
+        cards = self.known_cards(seat) if known and self._seat >= 0 else []
+        return {"observation": observation_tensor(self.view(seat), cards, prefix, memo=self.memo(seat)),
+                "action_mask": mask}
 
     def memo(self, seat: int) -> dict[str, Any]:
         """The seat's observation memo (``observation_entries(..., memo=)``): positions kept while they hold."""
@@ -342,22 +360,24 @@ class RummyGame:
 
     def submit(self, action: Action, out: StepResult | None = None) -> StepResult:
         """Apply one of the rules core's legal actions whole (for a policy that answers with actions)."""
-        m = self.match
-        d = m.pending()
-        if d is None:
+        seat = self.current_seat
+        if seat < 0:
             raise RuntimeError("the game is over")
-        out = out if out is not None else StepResult(seat=d.seat, rewards=[0.0] * self.num_players)
+        m = self.match
+        out = out if out is not None else StepResult(seat=seat, rewards=[0.0] * self.num_players)
         before = m.game.hands_played
-        m.submit(d.seat, action)
+        m.submit(seat, action)
         if self._chooser is None or not self._chooser.open:  # a whole action, not the last of an id's steps
             self.trail.append(action)
         self._chooser = None
         out.action = action
-        for score in m.game.history[before:]:
-            for s, p in enumerate(score.points):
-                r = float(-p if self.lower_is_better else p)
-                out.rewards[s] += r
-                self.returns[s] += r
-        out.hands_ended = m.game.hands_played - before
-        out.game_over = m.pending() is None
+        ended = m.game.hands_played - before
+        if ended:
+            for score in m.game.history[before:]:
+                for s, p in enumerate(score.points):
+                    r = float(-p if self.lower_is_better else p)
+                    out.rewards[s] += r
+                    self.returns[s] += r
+        out.hands_ended = ended
+        out.game_over = self.current_seat < 0
         return out

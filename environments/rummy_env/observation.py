@@ -105,9 +105,18 @@ def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], pref
     """The seat's tensor (float32, ``layout(...).size`` values), written into ``out`` when given.
 
     Built as one list of positions and one of values (``observation_entries``), written by a single numpy
-    assignment: numpy's calls cost more than the work at these sizes, so there is one."""
+    assignment: numpy's calls cost more than the work at these sizes, so there is one. With a ``memo``, the table's
+    melds are a kept tensor of their own, copied, then written over: numpy converts a list's entries one by one
+    (about as costly as finding them), a copy is one block."""
     idx, val = observation_entries(view, known, prefix, memo=memo)
-    if out is None:
+    t: np.ndarray
+    if memo is not None:
+        if out is None:
+            t = memo["dense"].copy()
+        else:
+            t = out
+            np.copyto(t, memo["dense"])
+    elif out is None:
         t = np.zeros(layout(view.variant, len(view.hand_sizes)).size, dtype=np.float32)
     else:
         t = out
@@ -134,9 +143,10 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     writes every game's entries, each at its row's offset, with one assignment.
 
     ``memo``: a dict the caller keeps for one seat of one game (``RummyGame.memo(seat)``). The table's melds are
-    most of the work once a hand is under way and change at few moves; their positions are kept there and used
-    again while the view lists the very same meld objects (the rules core's melds are frozen records, kept from
-    view to view until a move changes one).
+    most entries once a hand is under way and change at few moves: with a memo they are left out of the lists and
+    kept in ``memo["dense"]``, a tensor holding only them, which the caller copies and writes the lists over
+    (``_keep_melds``: each meld slot is read again only when the view lists another meld object there; the rules
+    core's melds are frozen records, the same objects from view to view until a move changes one).
 
     Written for speed (a step's largest part): the segments' offsets are locals unpacked from one tuple per
     variant and seat count, a seat's relative places one list per seat count; no name is looked up per card.
@@ -178,14 +188,14 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     if view.received:
         pos += [o_received + i for i in map(card, view.received)]
     melds = view.melds
-    kept = memo.get("melds") if memo is not None else None
-    if kept is not None and len(kept[0]) == len(melds) and all(map(is_, kept[0], melds)):
-        meld_idx, meld_val = kept[1], kept[2]
+    meld_idx: list[int] = []
+    meld_val: list[float] = []
+    if memo is None:
+        if melds:
+            meld_idx, meld_val = _meld_entries(melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds)
     else:
-        meld_idx, meld_val = _meld_entries(melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds,
-                                           memo)
-        if memo is not None:
-            memo["melds"] = (melds, meld_idx, meld_val)
+        _keep_melds(memo, melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds,
+                    layout(view.variant, n).size)
     if len(prefix) > 1:  # the cards, wilds and named cards picked so far
         for p in prefix[1:]:
             plane = _MOVE_PLANE_OF.get(p - _PICK_BASE)  # PICK, WILD and AS are three ranges of 53, one after another
@@ -281,34 +291,68 @@ def _offsets(variant: str, n: int) -> tuple[int, ...]:
 
 
 
-def _meld_entries(melds: Sequence[Any], owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
-                  n: int, max_melds: int, memo: dict[str, Any] | None = None) -> tuple[list[int], list[float]]:
-    """The table's melds' entries: the counts by owner and by slot, then the flags (slot owners, slots used).
-
-    Each slot's positions are kept in ``memo`` with its meld object: a move changes one meld or adds one, so only
-    that slot is read again (a seat's memo misses whenever any meld changed since its last observation)."""
+def _meld_positions(m: Any, slot: int, owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
+                    n: int, max_melds: int) -> list[int]:
+    """One table meld's positions: its cards in its owner's row and in its slot's, then the slot's flags (its
+    owner, used); a meld past the last slot counts by owner only."""
     c = NUM_CARDS
-    kept: list[tuple[Any, list[int], tuple[int, ...]]] = memo.get("slots", []) if memo is not None else []
-    now: list[tuple[Any, list[int], tuple[int, ...]]] = []
-    for slot, m in enumerate(melds):
-        if slot < len(kept) and kept[slot][0] is m:
-            now.append(kept[slot])
-            continue
-        ids = [_CARD(p.card) for p in m.cards]
-        o = rel[m.owner]
-        row = owners + o * c
-        pos = [row + i for i in ids]
-        flags: tuple[int, ...] = ()
-        if slot < max_melds:
-            row = slots + slot * c
-            pos += [row + i for i in ids]
-            flags = (meld_owner + slot * n + o, meld_used + slot)
-        now.append((m, pos, flags))
-    if memo is not None:
-        memo["slots"] = now
-    counted = Counter(chain.from_iterable(e[1] for e in now))
-    flat = [*chain.from_iterable(e[2] for e in now)]
-    return [*counted, *flat], [*map(float, counted.values()), *[1.0] * len(flat)]
+    ids = [_CARD(p.card) for p in m.cards]
+    o = rel[m.owner]
+    row = owners + o * c
+    pos = [row + i for i in ids]
+    if slot < max_melds:
+        row = slots + slot * c
+        pos += [row + i for i in ids]
+        pos += (meld_owner + slot * n + o, meld_used + slot)
+    return pos
+
+
+def _meld_entries(melds: Sequence[Any], owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
+                  n: int, max_melds: int) -> tuple[list[int], list[float]]:
+    """The table's melds' entries, counted (two packs put a card twice in an owner's row)."""
+    counted = Counter(chain.from_iterable(
+        _meld_positions(m, slot, owners, slots, meld_owner, meld_used, rel, n, max_melds)
+        for slot, m in enumerate(melds)))
+    return [*counted], [*map(float, counted.values())]
+
+
+def _keep_melds(memo: dict[str, Any], melds: Sequence[Any], owners: int, slots: int, meld_owner: int,
+                meld_used: int, rel: list[int], n: int, max_melds: int, size: int) -> None:
+    """Brings ``memo["dense"]`` (a tensor holding only the table melds' entries) to ``melds``: a slot whose meld
+    object is the one kept is not read; a changed one takes its old positions' counts back and adds its new ones,
+    and only the positions touched are written."""
+    prev = memo.get("melds")
+    if prev is not None and len(prev) == len(melds) and all(map(is_, prev, melds)):
+        return
+    kept: list[tuple[Any, list[int]]] | None = memo.get("slots")
+    if kept is None:
+        kept = memo["slots"] = []
+        memo["counts"] = {}
+        memo["dense"] = np.zeros(size, dtype=np.float32)
+    counts: dict[int, int] = memo["counts"]
+    touched: list[int] = []
+    for slot in range(max(len(kept), len(melds))):
+        m = melds[slot] if slot < len(melds) else None
+        if slot < len(kept):
+            old_meld, old = kept[slot]
+            if old_meld is m:
+                continue
+            for p in old:
+                counts[p] -= 1
+            touched += old
+        if m is not None:
+            pos = _meld_positions(m, slot, owners, slots, meld_owner, meld_used, rel, n, max_melds)
+            for p in pos:
+                counts[p] = counts.get(p, 0) + 1
+            touched += pos
+            if slot < len(kept):
+                kept[slot] = (m, pos)
+            else:
+                kept.append((m, pos))
+    del kept[len(melds):]
+    memo["melds"] = melds
+    if touched:
+        memo["dense"][as_positions(touched)] = as_values([float(counts[p]) for p in touched])
 
 
 def _meld_text(view: SeatView, slot: int) -> str:

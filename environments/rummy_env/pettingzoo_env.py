@@ -15,9 +15,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from rummy_env._core import Card, find
-from rummy_env.actions import action_space, action_text
-from rummy_env.game import RummyGame
-from rummy_env.observation import information_state_string, layout, observation_string, observation_tensor
+from rummy_env.actions import action_space, action_text, slots_of
+from rummy_env.game import RummyGame, StepResult
+from rummy_env.observation import information_state_string, layout, observation_string
 
 __all__ = ["RummyAEC", "make", "ENV_OPTIONS"]
 
@@ -89,6 +89,7 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_seat]
+        self._paid = False  # some reward of the last step was not 0 (the next one's are then all set to 0)
 
     def _known(self, seat: int) -> list[dict[Card, int]]:
         assert self.game is not None
@@ -103,17 +104,8 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         return self.game.chooser().prefix
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        g = self.game
-        assert g is not None
-        s = self._seats[agent]
-        to_act = g.current_seat  # -1 once the game is over
-        if to_act == s:
-            ch = g.chooser()
-            prefix, mask = ch.prefix, ch.mask()
-        else:
-            prefix, mask = [], np.zeros(self.space.size, dtype=np.int8)
-        known = g.known_cards(s) if self.known and to_act >= 0 else []
-        return {"observation": observation_tensor(g.view(s), known, prefix, memo=g.memo(s)), "action_mask": mask}
+        assert self.game is not None
+        return self.game.observation(self._seats[agent], self.known)
 
     def observation_string(self, agent: str) -> str:
         assert self.game is not None
@@ -129,7 +121,7 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         """The rules core's legal actions of the decision in play, in card notation (whole moves)."""
         assert self.game is not None
         ch = self.game.chooser()
-        slots = {m.id: i for i, m in enumerate(self.game.view(self.game.current_seat).melds)}
+        slots = slots_of(self.game.view(self.game.current_seat).melds)
         return [action_text(a, slots) for a in ch.actions]
 
     def legal_id_strings(self) -> list[str]:
@@ -147,6 +139,15 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
         if action is None:
             raise ValueError("a live agent must act: pass an id its action_mask allows")
         result = self.game.step(int(action))
+        if result.hands_ended or result.game_over or self._paid:  # else every reward is 0 already, as is the sum
+            self._pay(result)  # of each agent's but the actor's (reset above)
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _pay(self, result: StepResult) -> None:
+        assert self.game is not None
         self.rewards = {a: 0.0 for a in self.agents}
         if self.reward_mode == "points":
             for s, r in enumerate(result.rewards):
@@ -160,9 +161,8 @@ class RummyAEC(AECEnv):  # type: ignore[misc]
                 self.terminations[a] = True
         else:
             self.agent_selection = self.possible_agents[self.game.current_seat]
+        self._paid = any(self.rewards.values())
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
     def render(self) -> str | None:
         if self.game is None or self.game.over:

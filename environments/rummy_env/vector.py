@@ -61,23 +61,26 @@ class BatchEnv:
                          max_hands=self.max_hands)
 
     def _write(self) -> None:
-        """Every game's observation and mask, each array written by one numpy assignment for the whole batch
-        (numpy's per-call cost, paid per game, was as much as the values' own)."""
+        """Every game's observation and mask: each row starts as the copy of its seat's kept melds tensor, then each
+        array is written by one numpy assignment for the whole batch (numpy's per-call cost, paid per game, was as
+        much as the values' own)."""
         obs_idx: list[int] = []
         obs_val: list[float] = []
         mask_idx: list[int] = []
         size, actions = self.layout.size, self.layout.space.size
+        obs = self.obs
         for b, g in enumerate(self.games):
             s = g.current_seat
             self.seat[b] = s
             known = g.known_cards(s) if self.known else []
-            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size, memo=g.memo(s))
+            memo = g.memo(s)
+            i, v = observation_entries(g.view(s), known, g.chooser().prefix, b * size, memo=memo)
+            obs[b] = memo["dense"]  # the melds (``observation_tensor``), then the rest written over
             obs_idx += i
             obs_val += v
             base = b * actions
             mask_idx += [base + a for a in g.legal_ids()]
-        self.obs.fill(0.0)
-        self.obs.reshape(-1)[as_positions(obs_idx)] = as_values(obs_val)
+        obs.reshape(-1)[as_positions(obs_idx)] = as_values(obs_val)
         self.mask.fill(0)
         self.mask.reshape(-1)[as_positions(mask_idx)] = 1
 

@@ -35,3 +35,21 @@ def test_a_kept_memo_gives_the_tensor_built_afresh(variant: str) -> None:
             ids = g.legal_ids()
             g.step(rng.choice([i for i in ids if i != drop] or ids))
         assert melds_seen > 0 or variant == "indian"  # (Indian melds only in its declaration)
+
+
+@pytest.mark.parametrize("variant", ["500-rum", "persian", "skarney", "iceberg"])
+def test_a_batch_row_is_the_tensor_built_afresh(variant: str) -> None:
+    """BatchEnv starts each row from the seat's kept melds tensor and writes the rest over it: every row, at every
+    step, equals the acting seat's tensor built from scratch (a row never keeps another seat's or game's melds)."""
+    from rummy_env.vector import BatchEnv
+
+    n = seat_counts(variant)[0]
+    env = BatchEnv(variant, 3, n, seed=7)
+    env.reset()
+    rng = np.random.default_rng(7)
+    for _ in range(250):
+        for b, g in enumerate(env.games):
+            s = g.current_seat
+            expected = observation_tensor(g.view(s), g.known_cards(s), g.chooser().prefix)
+            assert np.array_equal(env.obs[b], expected), (variant, b)
+        env.step(env.random_ids(rng))
