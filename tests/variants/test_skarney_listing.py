@@ -5,6 +5,7 @@ both variants, every seat count and option, with long hands (offers accepted) an
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -42,8 +43,9 @@ def _pick(rng: random.Random, legal: list[Action], rich: float, accept: float) -
 
 
 def _compare_along_a_hand(variant_name: str, seats: int, options: dict[str, str], seed: int, hand_number: int,
-                          rich: float, accept: float, steps: int) -> int:
-    """Play one hand; at each decision the listing equals the reference's for every seat. Returns the longest hand."""
+                          rich: float, accept: float, steps: int, seen: Counter[str] | None = None) -> int:
+    """Play one hand; at each decision the listing equals the reference's for every seat. Returns the longest hand;
+    counts the kinds of action listed in ``seen``."""
     variant = find(variant_name)
     rules = variant.configure(options, seats)
     table = Table(seats, seed % seats, hand_number, default_teams(variant.team_play, seats), tuple([True] * seats),
@@ -63,6 +65,9 @@ def _compare_along_a_hand(variant_name: str, seats: int, options: dict[str, str]
                                  f"({len(state.hands[seat])} cards, {d.phase}): {new} != {want}")
         longest = max(longest, len(state.hands[d.seat]))
         legal = variant.legal_actions(state, d.seat)
+        if seen is not None:
+            seen.update({type(a).__name__ for a in legal})
+            seen["capped"] += len(legal) == 60
         variant.apply(state, d.seat, _pick(rng, legal, rich, accept))
     return longest
 
@@ -89,9 +94,21 @@ def test_listing_is_the_reference_on_random_play(singles: bool, seats: int, joke
 def test_listing_is_the_reference_on_long_hands(name: str, seats: int) -> None:
     """A hoarding table (offers mostly accepted, melds rare) grows hands past 25 cards (past 50 in singles): the listing's cap, the
     contract search's budget and many lay-off targets all come into play."""
-    longest = max(_compare_along_a_hand(name, seats, {}, seed, hand, 0.02, 1.0, steps=600)
+    seen: Counter[str] = Counter()
+    longest = max(_compare_along_a_hand(name, seats, {}, seed, hand, 0.02, 1.0, 600, seen)
                   for seed, hand in ((11, 1), (12, 5)))
     assert longest >= 25
+    assert seen["capped"] > 0 or seats == 4, seen  # hands so long the listing meets its cap of 60
+
+
+def test_listing_is_the_reference_on_full_tables() -> None:
+    """Melding players fill the table: contracts, new melds, lay-offs and exchanges are all listed and checked."""
+    seen: Counter[str] = Counter()
+    for seed in range(4):
+        _compare_along_a_hand("skarney-singles", 2 + seed % 3, {"jokers": "on"}, seed, 1 + seed, 0.9, 0.7, 300, seen)
+        _compare_along_a_hand("skarney", 4, {}, seed, 7 - seed, 0.9, 0.7, 300, seen)
+    for kind in ("Meld", "LayOff", "ExchangeWild", "Offer", "EndTurn", "AcceptOffer"):
+        assert seen[kind] > 0, seen
 
 
 def test_every_option_is_covered() -> None:

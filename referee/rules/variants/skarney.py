@@ -304,7 +304,7 @@ class _LayOffVerdicts:
     """What fits on one meld reading, remembered: whether a card may fit (a cheap necessary test) and whether
     cards lay off on it (``_extended``). Both are pure functions of the reading, the rules and the cards."""
 
-    __slots__ = ("rules", "meld_id", "reading", "could", "verdicts", "lists")
+    __slots__ = ("rules", "meld_id", "reading", "could", "could_sorted", "stand_ins", "verdicts", "lists")
 
     def __init__(self, rules: SkarneyRules, meld_id: int, reading: MeldReading) -> None:
         self.rules = rules
@@ -312,6 +312,11 @@ class _LayOffVerdicts:
         self.reading = reading
         # the cards that may fit: a cheap necessary condition (``fits`` is the full test)
         self.could = _could_fit_cards(reading, rules.wild_ranks)
+        self.could_sorted = tuple(sorted(self.could))  # a hand's cards that may fit are these, in card order
+        # the wilds a natural may take the place of (SKA-5): each wild standing in for a natural, what it stands for
+        wilds = rules.wild_ranks
+        self.stand_ins = tuple([(p.card, p.rank, p.suit) for p in reading.cards
+                                if p.card.rank in wilds and p.is_wild and p.rank not in wilds])
         self.verdicts: dict[tuple[Card, ...], bool] = {}
         self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
 
@@ -414,43 +419,151 @@ def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
 _RUN_CARD: dict[tuple[int, Suit], Card] = {
     (pos, suit): Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS
 }  # the card at each run position of each suit
+_CARD_AT: dict[tuple[Rank, Suit], Card] = {(c.rank, c.suit): c for c in _EVERY_CARD}
+_SLOT: dict[Card, int] = {c: i for i, c in enumerate(_EVERY_CARD)}  # the search counts cards in a list, by slot
+_WILD_ORDER: tuple[Card, ...] = (JOKER, *(Card(Rank.TWO, s) for s in SUITS))  # wild types, printed jokers first
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidates:
+    """Some candidate groups of the contract search, in its order, with the cards each takes: ``need`` holds, per
+    group, slot and count pairs flattened (``_SLOT``)."""
+
+    groups: tuple[tuple[Card, ...], ...]
+    need: tuple[tuple[int, ...], ...]
+
+
+def _candidates(groups: Sequence[tuple[Card, ...]]) -> _Candidates:
+    need: list[tuple[int, ...]] = []
+    for g in groups:
+        flat: list[int] = []
+        for c, n in tally(g).items():
+            flat.append(_SLOT[c])
+            flat.append(n)
+        need.append(tuple(flat))
+    return _Candidates(tuple(groups), tuple(need))
+
+
+class _GroupMemory:
+    """The contract search's candidate groups remembered by the pattern they come from, for one set of wild ranks:
+    a rank's sets by the copies held of each suit and the wild types held; a suit's runs by the run positions held
+    and the wild types held. A hand is then a few look-ups, however long it grows (Skarney hands reach 50 cards)."""
+
+    __slots__ = ("wilds", "triples", "pairs", "runs")
+
+    def __init__(self, wilds: frozenset[Rank]) -> None:
+        self.wilds = wilds
+        self.triples: dict[tuple[Rank, tuple[int, ...]], _Candidates] = {}
+        self.pairs: dict[tuple[Rank, tuple[int, ...], tuple[Card, ...]], _Candidates] = {}
+        self.runs: dict[tuple[Suit, int, tuple[Card, ...]], tuple[_Candidates, _Candidates]] = {}
+
+    def bound(self) -> None:
+        for memo in (self.triples, self.pairs, self.runs):
+            if len(memo) > _VERDICTS_LIMIT:
+                memo.clear()
+
+
+_group_memories: dict[frozenset[Rank], _GroupMemory] = {}
+
+
+def _set_triples(pool: list[Card]) -> list[tuple[Card, ...]]:
+    """The distinct 3-card sets of one rank's ``pool`` (sorted), in order."""
+    return sorted(set(itertools.combinations(pool, 3))) if len(pool) >= 3 else []
+
+
+def _set_pairs(pool: list[Card], wild_types: tuple[Card, ...]) -> list[tuple[Card, ...]]:
+    """Each distinct pair of one rank's ``pool`` (sorted) with each wild type, in order."""
+    out: list[tuple[Card, ...]] = []
+    if len(pool) >= 2:
+        for pair in sorted(set(itertools.combinations(pool, 2))):
+            out.extend(tuple(sorted((*pair, w))) for w in wild_types)
+    return out
+
+
+def _suit_runs(suit: Suit, held: int, wilds: frozenset[Rank], wild_types: tuple[Card, ...]) -> tuple[list[tuple[Card, ...]], list[tuple[Card, ...]]]:
+    """The pure 3-card runs of ``suit`` and those with one wild, in order; ``held``: bit ``pos`` per natural held."""
+    pure: list[tuple[Card, ...]] = []
+    mixed: list[tuple[Card, ...]] = []
+    for low in range(1, ACE_HIGH - 1):
+        naturals: list[Card] = []
+        missing = 0
+        for pos in range(low, low + 3):
+            want = _RUN_CARD[pos, suit]
+            if want.rank not in wilds and held >> pos & 1:
+                naturals.append(want)
+            else:
+                missing += 1
+        if missing == 0:
+            pure.append(tuple(naturals))
+        elif missing == 1:
+            mixed.extend(tuple(naturals) + (w,) for w in wild_types)
+    return pure, mixed
+
+
+def _candidate_parts(
+    counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind
+) -> list[_Candidates]:
+    """The contract search's candidates of ``kind`` for a hand counted as ``counts``, as remembered parts to be
+    read in order: ``_three_card_groups`` of the hand, part by part."""
+    memory = _group_memories.get(wilds)
+    if memory is None:
+        if len(_group_memories) > 64:
+            _group_memories.clear()
+        memory = _group_memories[wilds] = _GroupMemory(wilds)
+    memory.bound()
+    wild_types = tuple(c for c in _WILD_ORDER if c in counts and c.rank in wilds)
+    if len(wild_types) < len([c for c in counts if c.rank in wilds]):  # wilds other than 2s and jokers
+        wild_types = tuple(sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c)))
+    parts: list[_Candidates] = []
+    if kind is MeldKind.SET:
+        by_rank: dict[Rank, list[int]] = {}  # copies held of each suit, for each natural rank held
+        for c, n in counts.items():
+            if c.rank not in wilds:
+                copies = by_rank.get(c.rank)
+                if copies is None:
+                    copies = by_rank[c.rank] = [0] * (len(SUITS) + 1)
+                copies[int(c.suit)] = n
+        ranks = sorted(by_rank)
+        for rank in ranks:
+            key = (rank, tuple(by_rank[rank]))
+            if sum(key[1]) >= 3:
+                got = memory.triples.get(key)
+                if got is None:
+                    got = memory.triples[key] = _candidates(_set_triples(_pool(rank, key[1])))
+                parts.append(got)
+        for rank in ranks:
+            suits = tuple(by_rank[rank])
+            if sum(suits) >= 2 and wild_types:
+                pkey = (rank, suits, wild_types)
+                got = memory.pairs.get(pkey)
+                if got is None:
+                    got = memory.pairs[pkey] = _candidates(_set_pairs(_pool(rank, suits), wild_types))
+                parts.append(got)
+        return parts
+    held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
+    for c in counts:
+        if c.rank not in wilds and not c.is_joker:
+            held[int(c.suit)] |= (1 << 1 | 1 << ACE_HIGH) if c.rank is Rank.ACE else 1 << int(c.rank)
+    mixed_parts: list[_Candidates] = []
+    for suit in SUITS:
+        rkey = (suit, held[int(suit)], wild_types)
+        got_runs = memory.runs.get(rkey)
+        if got_runs is None:
+            pure, mixed = _suit_runs(suit, rkey[1], wilds, wild_types)
+            got_runs = memory.runs[rkey] = (_candidates(pure), _candidates(mixed))
+        parts.append(got_runs[0])
+        mixed_parts.append(got_runs[1])
+    return parts + mixed_parts
+
+
+def _pool(rank: Rank, copies: tuple[int, ...]) -> list[Card]:
+    """One rank's cards held, sorted, a card per copy (``copies`` by suit number)."""
+    return [_CARD_AT[rank, s] for s in Suit for _ in range(copies[int(s)]) if (rank, s) in _CARD_AT]
 
 
 def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
     """Every distinct 3-card set (or run) in ``hand`` with at most one wild, purest first (SKA-2, SKA-3)."""
-    counts = tally(hand)
-    wild_types = sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c))
-    out: list[tuple[Card, ...]] = []
-    if kind is MeldKind.SET:
-        by_rank: dict[Rank, list[Card]] = {}
-        for c in sorted(hand):
-            if c.rank not in wilds:
-                by_rank.setdefault(c.rank, []).append(c)
-        for pool in by_rank.values():
-            if len(pool) >= 3:
-                out.extend(sorted(set(itertools.combinations(pool, 3))))
-        for pool in by_rank.values():
-            if len(pool) >= 2:
-                for pair in sorted(set(itertools.combinations(pool, 2))):
-                    out.extend(tuple(sorted((*pair, w))) for w in wild_types)
-        return out
-    pure: list[tuple[Card, ...]] = []
-    mixed: list[tuple[Card, ...]] = []
-    for suit in SUITS:
-        for low in range(1, ACE_HIGH - 1):
-            naturals: list[Card] = []
-            missing = 0
-            for pos in range(low, low + 3):
-                want = _RUN_CARD[pos, suit]
-                if want.rank not in wilds and counts.get(want, 0) > 0:
-                    naturals.append(want)
-                else:
-                    missing += 1
-            if missing == 0:
-                pure.append(tuple(naturals))
-            elif missing == 1:
-                mixed.extend(tuple(naturals) + (w,) for w in wild_types)
-    return pure + mixed
+    return [g for part in _candidate_parts(tally(hand), wilds, kind) for g in part.groups]
 
 
 def find_contracts(
@@ -458,48 +571,67 @@ def find_contracts(
 ) -> list[tuple[tuple[Card, ...], ...]]:
     """Up to ``limit`` distinct ways to lay a contract of ``groups`` sets of 3 (or runs of 3) from ``hand``
     (SKA-3), purest first. A bounded search: a sample, not every way."""
+    return _find_contracts(tally(hand), groups, wilds, limit)
+
+
+def _find_contracts(
+    counts: dict[Card, int], groups: int, wilds: frozenset[Rank], limit: int
+) -> list[tuple[tuple[Card, ...], ...]]:
+    """``find_contracts`` of a hand counted as ``counts``: candidates by remembered parts, cards counted by slot."""
     found: list[tuple[tuple[Card, ...], ...]] = []
-    budget = [_SEARCH_BUDGET]
-    slot = {c: i for i, c in enumerate(set(hand))}  # the search counts cards in a list, one slot per distinct card
-    left = [0] * len(slot)
-    for c in hand:
-        left[slot[c]] += 1
+    left = [0] * len(_SLOT)
+    for c, n in counts.items():
+        left[_SLOT[c]] = n
+    budget = _SEARCH_BUDGET
     for kind in (MeldKind.SET, MeldKind.RUN):
-        cands = _three_card_groups(hand, wilds, kind)  # every card of a candidate is held, so has a slot
+        cands: list[tuple[Card, ...]] = []
+        need: list[tuple[int, ...]] = []
+        for part in _candidate_parts(counts, wilds, kind):
+            cands.extend(part.groups)
+            need.extend(part.need)
         if len(cands) >= groups:
-            need = [[(slot[c], n) for c, n in tally(g).items()] for g in cands]
-            _search(cands, need, groups, limit, 0, left, [], found, budget)
+            budget = _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
 
 
 def _search(
     cands: list[tuple[Card, ...]],
-    need: list[list[tuple[int, int]]],
+    need: list[tuple[int, ...]],
     groups: int,
     limit: int,
     start: int,
     left: list[int],
     chosen: list[int],
     found: list[tuple[tuple[Card, ...], ...]],
-    budget: list[int],
-) -> None:
+    budget: int,
+) -> int:
     """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once);
-    ``left`` counts the cards not yet chosen by slot, and is restored on the way back."""
+    ``left`` counts the cards not yet chosen by slot, and is restored on the way back. Each candidate looked at
+    spends one unit of ``budget``; returns what is left of it."""
     if len(chosen) == groups:
-        key = tuple(sorted(cands[i] for i in chosen))
+        key = tuple(sorted([cands[i] for i in chosen]))
         if key not in found:
             found.append(key)
-        return
+        return budget
     for i in range(start, len(cands) - (groups - len(chosen)) + 1):
-        if len(found) >= limit or budget[0] <= 0:
-            return
-        budget[0] -= 1
-        if all(left[k] >= n for k, n in need[i]):
-            for k, n in need[i]:
-                left[k] -= n
-            _search(cands, need, groups, limit, i + 1, left, [*chosen, i], found, budget)
-            for k, n in need[i]:
-                left[k] += n
+        if len(found) >= limit or budget <= 0:
+            return budget
+        budget -= 1
+        cards = need[i]
+        fits = True
+        for j in range(0, len(cards), 2):
+            if left[cards[j]] < cards[j + 1]:
+                fits = False
+                break
+        if fits:
+            for j in range(0, len(cards), 2):
+                left[cards[j]] -= cards[j + 1]
+            chosen.append(i)
+            budget = _search(cands, need, groups, limit, i + 1, left, chosen, found, budget)
+            chosen.pop()
+            for j in range(0, len(cards), 2):
+                left[cards[j]] += cards[j + 1]
+    return budget
 
 
 # ---------------------------------------------------------------- the variant
@@ -835,7 +967,11 @@ class _SkarneyBase:
 
     def legal_actions(self, state: SkarneyState, seat: int) -> list[Action]:
         """In OFFER: accept or decline. In PLAY: a sample of contract layings (or, once laid, new melds and
-        lay-offs), every exchange, each distinct offer and the end of turn where allowed; capped at 60."""
+        lay-offs), every exchange, each distinct offer and the end of turn where allowed; capped at 60.
+
+        The cap keeps the first plays only, so no more are looked for than fit under it (hands of 50 cards leave
+        room for a few); the hand is counted and sorted once for the offers, exchanges and lay-offs.
+        tests/variants/test_skarney_listing.py holds this to the listing before that work, action for action."""
         d = self.decision(state)
         if d is None or d.seat != seat:
             return []
@@ -843,58 +979,53 @@ class _SkarneyBase:
             return [AcceptOffer(), DeclineOffer()]
         rules = state.r
         hand = state.hands[seat]
+        held = tally(hand)
         enders: list[Action] = []
         if state.last_draw or len(hand) == 1:
             enders.append(EndTurn())
         else:
-            enders.extend(Offer(c) for c in sorted(set(hand)))
-        exchanges = self._exchanges(state, seat)
+            enders.extend([Offer(c) for c in sorted(held)])
         verdicts = _verdicts_for(rules)
+        ex = self._exchanges(state, seat, verdicts, held)[:10]  # each one applies: the filters are ``_verify``'s
+        room = max(0, _ACTION_CAP - len(enders) - len(ex))
         # the plays that apply (what ``_verify`` checks of the state holds for each one listed: the seat is to
         # play, its side has or has not laid, the meld is its side's with room for the cards, the cards are held)
         plays: list[Action] = []
-        held = tally(hand)
-        if self._side_laid(state, seat):
-            for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
-                if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or holds_all(held, g)):
-                    plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
-            plays.extend(self._lay_offs(state, seat, verdicts, held))
-        else:
-            k = contract_size(state.hand_number)
-            for c in find_contracts(hand, k, verdicts.wilds):
-                if verdicts.is_contract(c, k) and holds_all(held, [card for g in c for card in g]):
-                    plays.append(Meld(tuple(Group(g) for g in c)))
-        ex = [a for a in exchanges[:10] if self._applies(state, seat, a)]
-        room = max(0, _ACTION_CAP - len(enders) - len(ex))
+        if room > 0:
+            if self._side_laid(state, seat):
+                for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
+                    if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or holds_all(held, g)):
+                        plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
+                if len(plays) < room:
+                    plays.extend(self._lay_offs(state, seat, verdicts, held, room - len(plays)))
+            else:
+                k = contract_size(state.hand_number)
+                for c in _find_contracts(held, k, verdicts.wilds, _CONTRACT_SAMPLE):  # only cards held, each once
+                    if verdicts.is_contract(c, k):
+                        plays.append(Meld(tuple([Group(g) for g in c])))
         return ex + plays[:room] + enders
 
-    def _applies(self, state: SkarneyState, seat: int, action: Action) -> bool:
-        try:
-            self._verify(state, seat, action)
-        except IllegalAction:
-            return False
-        return True
-
-    def _exchanges(self, state: SkarneyState, seat: int) -> list[Action]:
-        ordered = sorted(set(state.hands[seat]))
+    def _exchanges(self, state: SkarneyState, seat: int, verdicts: _Verdicts, held: dict[Card, int]) -> list[Action]:
+        """Each natural held that may replace a wild in an opponent's meld (SKA-5), meld by meld, as
+        ``_verify_exchange`` allows them; ``held``: the hand counted (``tally``)."""
         out: list[Action] = []
         for m in state.melds:
             if m.owner == seat or not _opponent_melds_ok(state, seat, m.owner) or m.meld_kind is MeldKind.WILD_SET:
                 continue
-            for p in m.cards:
-                if p.card.rank not in state.wild_ranks or not p.is_wild:
-                    continue
-                for c in ordered:
-                    if c.rank == p.rank and c.rank not in state.wild_ranks and (p.suit is Suit.NONE or c.suit == p.suit):
-                        a = ExchangeWild(m.id, c, p.card)
+            for wild, rank, stands_suit in verdicts.lay_offs_on(m).stand_ins:
+                for suit in (Suit if stands_suit is Suit.NONE else (stands_suit,)):  # the naturals, in card order
+                    c = _CARD_AT.get((rank, suit))
+                    if c is not None and c in held:
+                        a = ExchangeWild(m.id, c, wild)
                         if a not in out:
                             out.append(a)
         return out
 
-    def _lay_offs(self, state: SkarneyState, seat: int, verdicts: _Verdicts, counts: dict[Card, int]) -> list[Action]:
-        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6);
-        ``counts``: the hand's (``tally``)."""
-        distinct = sorted(counts)
+    def _lay_offs(
+        self, state: SkarneyState, seat: int, verdicts: _Verdicts, counts: dict[Card, int], want: int
+    ) -> list[Action]:
+        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6), meld by
+        meld until ``want`` are found; ``counts``: the hand's (``tally``)."""
         out: list[Action] = []
         for m in state.melds:
             if not _own_side_meld(state, seat, m.owner) or (not state.r.partnership and m.owner != seat):
@@ -903,10 +1034,12 @@ class _SkarneyBase:
             if left <= 0:
                 continue
             fits = verdicts.lay_offs_on(m)
-            near = tuple(c for c in distinct if c in fits.could)
+            near = tuple([c for c in fits.could_sorted if c in counts])
             if near:
-                doubled = tuple(c for c in near if counts[c] >= 2)
-                out.extend(LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2))
+                doubled = tuple([c for c in near if counts[c] >= 2])
+                out.extend([LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2)])
+                if len(out) >= want:
+                    break
         return out
 
     def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
