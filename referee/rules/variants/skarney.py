@@ -421,100 +421,70 @@ _RUN_CARD: dict[tuple[int, Suit], Card] = {
 }  # the card at each run position of each suit
 _CARD_AT: dict[tuple[Rank, Suit], Card] = {(c.rank, c.suit): c for c in _EVERY_CARD}
 _SLOT: dict[Card, int] = {c: i for i, c in enumerate(_EVERY_CARD)}  # the search counts cards in a list, by slot
-_WILD_ORDER: tuple[Card, ...] = (JOKER, *(Card(Rank.TWO, s) for s in SUITS))  # wild types, printed jokers first
+_WILD_ORDER: tuple[Card, ...] = (JOKER, *(Card(Rank.TWO, s) for s in SUITS))  # the wild types, in the search's order
+
+Candidate = tuple[tuple[Card, ...], tuple[int, ...]]  # a group and the cards it takes: slot, count, slot, count...
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidates:
-    """Some candidate groups of the contract search, in its order, with the cards each takes: ``need`` holds, per
-    group, slot and count pairs flattened (``_SLOT``)."""
-
-    groups: tuple[tuple[Card, ...], ...]
-    need: tuple[tuple[int, ...], ...]
-
-
-def _candidates(groups: Sequence[tuple[Card, ...]]) -> _Candidates:
-    need: list[tuple[int, ...]] = []
-    for g in groups:
-        flat: list[int] = []
-        for c, n in tally(g).items():
-            flat.append(_SLOT[c])
-            flat.append(n)
-        need.append(tuple(flat))
-    return _Candidates(tuple(groups), tuple(need))
+def _candidate(group: tuple[Card, ...]) -> Candidate:
+    need: list[int] = []
+    for c, n in tally(group).items():
+        need.append(_SLOT[c])
+        need.append(n)
+    return group, tuple(need)
 
 
-class _GroupMemory:
-    """The contract search's candidate groups remembered by the pattern they come from, for one set of wild ranks:
-    a rank's sets by the copies held of each suit and the wild types held; a suit's runs by the run positions held
-    and the wild types held. A hand is then a few look-ups, however long it grows (Skarney hands reach 50 cards)."""
-
-    __slots__ = ("wilds", "triples", "pairs", "runs")
-
-    def __init__(self, wilds: frozenset[Rank]) -> None:
-        self.wilds = wilds
-        self.triples: dict[tuple[Rank, tuple[int, ...]], _Candidates] = {}
-        self.pairs: dict[tuple[Rank, tuple[int, ...], tuple[Card, ...]], _Candidates] = {}
-        self.runs: dict[tuple[Suit, int, tuple[Card, ...]], tuple[_Candidates, _Candidates]] = {}
-
-    def bound(self) -> None:
-        for memo in (self.triples, self.pairs, self.runs):
-            if len(memo) > _VERDICTS_LIMIT:
-                memo.clear()
+def _with_wild(pair: tuple[Card, ...], wild: Card) -> tuple[Card, ...]:
+    """``tuple(sorted((*pair, wild)))`` of a sorted pair of naturals and a wild (never equal to either)."""
+    if wild < pair[0]:
+        return (wild, *pair)
+    return (*pair, wild) if wild > pair[1] else (pair[0], wild, pair[1])
 
 
-_group_memories: dict[frozenset[Rank], _GroupMemory] = {}
+class _RankSets:
+    """One rank's 3-card sets for one pattern of copies held: the distinct triples of its cards, then each distinct
+    pair with each wild type of ``_WILD_ORDER`` (``pairs[i][w]``), in the search's order, made once."""
+
+    __slots__ = ("triples", "pairs")
+
+    def __init__(self, pool: list[Card]) -> None:
+        self.triples = [_candidate(t) for t in sorted(set(itertools.combinations(pool, 3)))]
+        self.pairs = [tuple([_candidate(_with_wild(p, w)) for w in _WILD_ORDER])
+                      for p in sorted(set(itertools.combinations(pool, 2)))]
 
 
-def _set_triples(pool: list[Card]) -> list[tuple[Card, ...]]:
-    """The distinct 3-card sets of one rank's ``pool`` (sorted), in order."""
-    return sorted(set(itertools.combinations(pool, 3))) if len(pool) >= 3 else []
+_rank_sets: dict[tuple[Rank, tuple[int, ...]], _RankSets] = {}  # at most 13 ranks x 3^5 patterns of copies
 
 
-def _set_pairs(pool: list[Card], wild_types: tuple[Card, ...]) -> list[tuple[Card, ...]]:
-    """Each distinct pair of one rank's ``pool`` (sorted) with each wild type, in order."""
-    out: list[tuple[Card, ...]] = []
-    if len(pool) >= 2:
-        for pair in sorted(set(itertools.combinations(pool, 2))):
-            out.extend(tuple(sorted((*pair, w))) for w in wild_types)
-    return out
-
-
-def _suit_runs(suit: Suit, held: int, wilds: frozenset[Rank], wild_types: tuple[Card, ...]) -> tuple[list[tuple[Card, ...]], list[tuple[Card, ...]]]:
-    """The pure 3-card runs of ``suit`` and those with one wild, in order; ``held``: bit ``pos`` per natural held."""
-    pure: list[tuple[Card, ...]] = []
-    mixed: list[tuple[Card, ...]] = []
+def _run_table() -> list[list[tuple[Candidate | None, tuple[Candidate, ...]]]]:
+    """By suit and lowest position (``4 * (low - 1) + suit - 1``), by which of the window's three positions are held
+    (bit 0: ``low``): the pure run when all three are, the run with each wild type of ``_WILD_ORDER`` when two are."""
+    table: list[list[tuple[Candidate | None, tuple[Candidate, ...]]]] = []
     for low in range(1, ACE_HIGH - 1):
-        naturals: list[Card] = []
-        missing = 0
-        for pos in range(low, low + 3):
-            want = _RUN_CARD[pos, suit]
-            if want.rank not in wilds and held >> pos & 1:
-                naturals.append(want)
-            else:
-                missing += 1
-        if missing == 0:
-            pure.append(tuple(naturals))
-        elif missing == 1:
-            mixed.extend(tuple(naturals) + (w,) for w in wild_types)
-    return pure, mixed
+        for suit in SUITS:
+            row: list[tuple[Candidate | None, tuple[Candidate, ...]]] = []
+            for held in range(8):
+                naturals = tuple([_RUN_CARD[low + i, suit] for i in range(3) if held >> i & 1])
+                pure = _candidate(naturals) if len(naturals) == 3 else None
+                mixed = tuple([_candidate((*naturals, w)) for w in _WILD_ORDER]) if len(naturals) == 2 else ()
+                row.append((pure, mixed))
+            table.append(row)
+    return table
 
 
-def _candidate_parts(
-    counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind
-) -> list[_Candidates]:
-    """The contract search's candidates of ``kind`` for a hand counted as ``counts``, as remembered parts to be
-    read in order: ``_three_card_groups`` of the hand, part by part."""
-    memory = _group_memories.get(wilds)
-    if memory is None:
-        if len(_group_memories) > 64:
-            _group_memories.clear()
-        memory = _group_memories[wilds] = _GroupMemory(wilds)
-    memory.bound()
-    wild_types = tuple(c for c in _WILD_ORDER if c in counts and c.rank in wilds)
-    if len(wild_types) < len([c for c in counts if c.rank in wilds]):  # wilds other than 2s and jokers
-        wild_types = tuple(sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c)))
-    parts: list[_Candidates] = []
+_RUNS = _run_table()
+
+
+def _three_card_groups(counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind) -> list[Candidate]:
+    """Every distinct 3-card set (or run) in a hand counted as ``counts`` with at most one wild, purest first
+    (SKA-2, SKA-3): each rank's triples then its pairs with a wild; each suit's pure runs, then those with a wild.
+    The groups come from tables made once (by rank and copies held, by run window and positions held), so a hand
+    of 50 cards costs a few look-ups per rank and window."""
+    held_wilds = sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c))
+    wild_types = [_WILD_ORDER.index(w) for w in held_wilds if w in _WILD_ORDER]
+    if len(wild_types) < len(held_wilds):  # wilds other than 2s and jokers (a caller's own wild ranks)
+        return _three_card_groups_of_any(counts, wilds, kind, held_wilds)
+    out: list[Candidate] = []
     if kind is MeldKind.SET:
         by_rank: dict[Rank, list[int]] = {}  # copies held of each suit, for each natural rank held
         for c, n in counts.items():
@@ -523,47 +493,65 @@ def _candidate_parts(
                 if copies is None:
                     copies = by_rank[c.rank] = [0] * (len(SUITS) + 1)
                 copies[int(c.suit)] = n
-        ranks = sorted(by_rank)
-        for rank in ranks:
+        ranks: list[_RankSets] = []
+        for rank in sorted(by_rank):
             key = (rank, tuple(by_rank[rank]))
-            if sum(key[1]) >= 3:
-                got = memory.triples.get(key)
-                if got is None:
-                    got = memory.triples[key] = _candidates(_set_triples(_pool(rank, key[1])))
-                parts.append(got)
-        for rank in ranks:
-            suits = tuple(by_rank[rank])
-            if sum(suits) >= 2 and wild_types:
-                pkey = (rank, suits, wild_types)
-                got = memory.pairs.get(pkey)
-                if got is None:
-                    got = memory.pairs[pkey] = _candidates(_set_pairs(_pool(rank, suits), wild_types))
-                parts.append(got)
-        return parts
+            sets = _rank_sets.get(key)
+            if sets is None:
+                sets = _rank_sets[key] = _RankSets(_pool(rank, key[1]))
+            ranks.append(sets)
+            out.extend(sets.triples)
+        for sets in ranks:
+            for with_wild in sets.pairs:
+                for w in wild_types:
+                    out.append(with_wild[w])
+        return out
     held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
     for c in counts:
         if c.rank not in wilds and not c.is_joker:
             held[int(c.suit)] |= (1 << 1 | 1 << ACE_HIGH) if c.rank is Rank.ACE else 1 << int(c.rank)
-    mixed_parts: list[_Candidates] = []
+    mixed: list[Candidate] = []
+    for s in range(len(SUITS)):
+        bits = held[s + 1]
+        for low in range(1, ACE_HIGH - 1):
+            pure, with_wild = _RUNS[4 * (low - 1) + s][bits >> low & 7]
+            if pure is not None:
+                out.append(pure)
+            elif with_wild:
+                for w in wild_types:
+                    mixed.append(with_wild[w])
+    return out + mixed
+
+
+def _three_card_groups_of_any(
+    counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind, wild_types: list[Card]
+) -> list[Candidate]:
+    """``_three_card_groups`` for any wild ranks, made card by card."""
+    out: list[Candidate] = []
+    if kind is MeldKind.SET:
+        pools = [_pool(r, tuple([counts.get(_CARD_AT[r, s], 0) if (r, s) in _CARD_AT else 0 for s in Suit]))
+                 for r in sorted({c.rank for c in counts if c.rank not in wilds})]
+        for pool in pools:
+            out.extend(_candidate(t) for t in sorted(set(itertools.combinations(pool, 3))))
+        for pool in pools:
+            for p in sorted(set(itertools.combinations(pool, 2))):
+                out.extend(_candidate(_with_wild(p, w)) for w in wild_types)
+        return out
+    mixed: list[Candidate] = []
     for suit in SUITS:
-        rkey = (suit, held[int(suit)], wild_types)
-        got_runs = memory.runs.get(rkey)
-        if got_runs is None:
-            pure, mixed = _suit_runs(suit, rkey[1], wilds, wild_types)
-            got_runs = memory.runs[rkey] = (_candidates(pure), _candidates(mixed))
-        parts.append(got_runs[0])
-        mixed_parts.append(got_runs[1])
-    return parts + mixed_parts
+        for low in range(1, ACE_HIGH - 1):
+            naturals = [_RUN_CARD[pos, suit] for pos in range(low, low + 3)
+                        if _RUN_CARD[pos, suit].rank not in wilds and _RUN_CARD[pos, suit] in counts]
+            if len(naturals) == 3:
+                out.append(_candidate(tuple(naturals)))
+            elif len(naturals) == 2:
+                mixed.extend(_candidate((*naturals, w)) for w in wild_types)
+    return out + mixed
 
 
 def _pool(rank: Rank, copies: tuple[int, ...]) -> list[Card]:
     """One rank's cards held, sorted, a card per copy (``copies`` by suit number)."""
     return [_CARD_AT[rank, s] for s in Suit for _ in range(copies[int(s)]) if (rank, s) in _CARD_AT]
-
-
-def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
-    """Every distinct 3-card set (or run) in ``hand`` with at most one wild, purest first (SKA-2, SKA-3)."""
-    return [g for part in _candidate_parts(tally(hand), wilds, kind) for g in part.groups]
 
 
 def find_contracts(
@@ -584,11 +572,9 @@ def _find_contracts(
         left[_SLOT[c]] = n
     budget = _SEARCH_BUDGET
     for kind in (MeldKind.SET, MeldKind.RUN):
-        cands: list[tuple[Card, ...]] = []
-        need: list[tuple[int, ...]] = []
-        for part in _candidate_parts(counts, wilds, kind):
-            cands.extend(part.groups)
-            need.extend(part.need)
+        found_kind = _three_card_groups(counts, wilds, kind)  # every card of a candidate is held, so has a slot
+        cands = [g for g, _ in found_kind]
+        need = [n for _, n in found_kind]
         if len(cands) >= groups:
             budget = _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
