@@ -75,11 +75,12 @@ def measure(variant: str, seats: int, games: int, policy: str, turns: int = 150,
             "actions_per_call": round(actions / max(calls, 1), 1)}
 
 
-def least_of(variant: str, seats: int, games: int, policy: str, repeat: int, turns: int = 150) -> dict[str, Any]:
+def least_of(variant: str, seats: int, games: int, policy: str, repeat: int, turns: int = 150,
+             warm: int = 3) -> dict[str, Any]:
     """``measure`` in ``repeat`` fresh processes; the run with the fewest microseconds a call."""
     runs = []
     for _ in range(repeat):
-        cmd = [sys.executable, "-m", "bench.legal_actions", "--one", variant, str(seats), str(games), policy, str(turns)]
+        cmd = [sys.executable, "-m", "bench.legal_actions", "--one", variant, str(seats), str(games), policy, str(turns), str(warm)]
         runs.append(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
     return min(runs, key=lambda r: float(r["us_per_call"]))
 
@@ -92,12 +93,14 @@ def main() -> int:
     p.add_argument("--policy", action="append", choices=POLICIES, help="only these policies (repeatable)")
     p.add_argument("--seats", type=int, help="this seat count (default: the variant's least, 4 with partners)")
     p.add_argument("--turns", type=int, default=150, help="turns per hand before the hand is stopped (environments: 400)")
+    p.add_argument("--warm", type=int, default=3, help="untimed games first (more: memories as warm as a long run's)")
     p.add_argument("--json", help="also write the figures to this file")
-    p.add_argument("--one", nargs=5, metavar=("VARIANT", "SEATS", "GAMES", "POLICY", "TURNS"), help=argparse.SUPPRESS)
+    p.add_argument("--one", nargs=6, metavar=("VARIANT", "SEATS", "GAMES", "POLICY", "TURNS", "WARM"),
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:  # one run, in this process, as JSON (what ``least_of`` runs)
-        variant, seats, games, policy, turns = args.one
-        print(json.dumps(measure(variant, int(seats), int(games), policy, int(turns))))
+        variant, seats, games, policy, turns, warm = args.one
+        print(json.dumps(measure(variant, int(seats), int(games), policy, int(turns), int(warm))))
         return 0
     from referee.rules import melds
 
@@ -111,9 +114,9 @@ def main() -> int:
         seats = args.seats or (v.min_seats if not v.team_play else max(v.min_seats, 4))
         if not v.min_seats <= seats <= v.max_seats:
             continue
-        rows = {policy: least_of(v.name, seats, args.games, policy, args.repeat, args.turns)
+        rows = {policy: least_of(v.name, seats, args.games, policy, args.repeat, args.turns, args.warm)
                 for policy in args.policy or POLICIES}
-        out["variants"][v.name] = {"seats": seats, "turns": args.turns, **rows}
+        out["variants"][v.name] = {"seats": seats, "turns": args.turns, "warm": args.warm, **rows}
         print(f"{v.name:<18} seats {seats}  " + "  ".join(
             f"{policy} {row['us_per_call']:>7.1f} us/call ({row['calls']} calls, {row['actions_per_call']} actions)"
             for policy, row in rows.items()))
