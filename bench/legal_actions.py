@@ -3,9 +3,10 @@ lay-offs, takes), the cost every environment step, bot and search rollout pays.
 
     python -m bench.legal_actions                 # every variant at its default seats, compiled if fresh
     python -m bench.legal_actions --games 20 --json out.json
+    python -m bench.legal_actions --variant skarney-singles --policy taker --turns 400   # an environment's hands
 
-It plays seeded games (a policy that melds when it can, so the table fills with melds to lay off on, and a uniform
-random one, whose hands stay long) and times
+It plays seeded games (a policy that melds when it can, so the table fills with melds to lay off on, a uniform
+random one, and a "taker" that rarely melds and so holds long hands, as an environment's random agent does) and times
 the first ``legal_actions`` call at each decision in CPU time (the box is shared); the decisions and their order are
 fixed by the seeds, so two runs (before and after a change) time the very same states. A few games of other seeds
 are played first, untimed, so the finder's memories are as warm as in a long training run. Each figure is the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -26,14 +28,20 @@ from typing import Any
 from referee.rules import native
 from referee.rules.match import Match, MatchConfig
 from referee.rules.variants import all_variants
-from referee.rules.variants.base import Action, Discard, DrawStock, Drop
+from referee.rules.variants.base import Action, Discard, DrawStock, Drop, ExchangeWild, LayOff, Meld
 
 
 def _choose(legal: list[Action], rng: random.Random, policy: str) -> Action:
     """``uniform``: any action; ``melder``: meld or lay off four times in five when possible, else any action but
-    dropping out."""
+    dropping out; ``taker``: meld, lay off or exchange one time in twenty, else draw, discard, offer, accept or
+    decline at random. ``taker``'s hands grow long (in Skarney it accepts every other offer and rarely melds), as an
+    environment's random agent's do: it picks among action ids, and a meld takes several right ones."""
     if policy == "uniform":
         return rng.choice(legal)
+    if policy == "taker":
+        rich = [a for a in legal if isinstance(a, Meld | LayOff | ExchangeWild)]
+        plain = [a for a in legal if not isinstance(a, Meld | LayOff | ExchangeWild | Drop)] or legal
+        return rng.choice(rich) if rich and rng.random() < 0.05 else rng.choice(plain)
     rich = [a for a in legal if not isinstance(a, DrawStock | Discard | Drop)]
     legal = [a for a in legal if not isinstance(a, Drop)] or legal
     if rich and rng.random() < 0.8:
@@ -41,7 +49,7 @@ def _choose(legal: list[Action], rng: random.Random, policy: str) -> Action:
     return rng.choice(legal)
 
 
-POLICIES = ("melder", "uniform")
+POLICIES = ("melder", "uniform", "taker")
 
 
 def measure(variant: str, seats: int, games: int, policy: str, turns: int = 150, warm: int = 3) -> dict[str, Any]:
@@ -67,11 +75,12 @@ def measure(variant: str, seats: int, games: int, policy: str, turns: int = 150,
             "actions_per_call": round(actions / max(calls, 1), 1)}
 
 
-def least_of(variant: str, seats: int, games: int, policy: str, repeat: int) -> dict[str, Any]:
+def least_of(variant: str, seats: int, games: int, policy: str, repeat: int, turns: int = 150,
+             warm: int = 3) -> dict[str, Any]:
     """``measure`` in ``repeat`` fresh processes; the run with the fewest microseconds a call."""
     runs = []
     for _ in range(repeat):
-        cmd = [sys.executable, "-m", "bench.legal_actions", "--one", variant, str(seats), str(games), policy]
+        cmd = [sys.executable, "-m", "bench.legal_actions", "--one", variant, str(seats), str(games), policy, str(turns), str(warm)]
         runs.append(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
     return min(runs, key=lambda r: float(r["us_per_call"]))
 
@@ -81,27 +90,38 @@ def main() -> int:
     p.add_argument("--games", type=int, default=12, help="seeded games per variant")
     p.add_argument("--variant", action="append", help="only these variants (repeatable)")
     p.add_argument("--repeat", type=int, default=3, help="fresh processes per figure; the least is kept")
+    p.add_argument("--policy", action="append", choices=POLICIES, help="only these policies (repeatable)")
+    p.add_argument("--seats", type=int, help="this seat count (default: the variant's least, 4 with partners)")
+    p.add_argument("--turns", type=int, default=150, help="turns per hand before the hand is stopped (environments: 400)")
+    p.add_argument("--warm", type=int, default=3, help="untimed games first (more: memories as warm as a long run's)")
     p.add_argument("--json", help="also write the figures to this file")
-    p.add_argument("--one", nargs=4, metavar=("VARIANT", "SEATS", "GAMES", "POLICY"), help=argparse.SUPPRESS)
+    p.add_argument("--one", nargs=6, metavar=("VARIANT", "SEATS", "GAMES", "POLICY", "TURNS", "WARM"),
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:  # one run, in this process, as JSON (what ``least_of`` runs)
-        variant, seats, games, policy = args.one
-        print(json.dumps(measure(variant, int(seats), int(games), policy)))
+        variant, seats, games, policy, turns, warm = args.one
+        print(json.dumps(measure(variant, int(seats), int(games), policy, int(turns), int(warm))))
         return 0
     from referee.rules import melds
 
     core = "compiled" if native.compiled(melds) else "plain Python"
     print(f"rules core: {core}")
     out: dict[str, Any] = {"core": core, "variants": {}}
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for v in all_variants():
         if args.variant and v.name not in args.variant:
             continue
-        seats = v.min_seats if not v.team_play else max(v.min_seats, 4)
-        rows = {policy: least_of(v.name, seats, args.games, policy, args.repeat) for policy in POLICIES}
-        out["variants"][v.name] = {"seats": seats, **rows}
+        seats = args.seats or (v.min_seats if not v.team_play else max(v.min_seats, 4))
+        if not v.min_seats <= seats <= v.max_seats:
+            continue
+        rows = {policy: least_of(v.name, seats, args.games, policy, args.repeat, args.turns, args.warm)
+                for policy in args.policy or POLICIES}
+        out["variants"][v.name] = {"seats": seats, "turns": args.turns, "warm": args.warm, **rows}
         print(f"{v.name:<18} seats {seats}  " + "  ".join(
             f"{policy} {row['us_per_call']:>7.1f} us/call ({row['calls']} calls, {row['actions_per_call']} actions)"
             for policy, row in rows.items()))
+    out["load_after"] = list(os.getloadavg())
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

@@ -833,10 +833,12 @@ def find_melds(
         for rank_codes in by_rank.values():
             if len(rank_codes) + nw < rules.min_set:
                 continue  # too few to make a set even with every wild
-            set_key = (tuple(rank_codes), wild_codes, nw, top)
+            # no set of these is longer than its cards and wilds: a cap past that (no cap is the hand's length)
+            # lists the same sets, and kept in the key would make every hand size a new one
+            set_key = (tuple(rank_codes), wild_codes, nw, min(top, len(rank_codes) + nw))
             part = memory.sets.get(set_key)
             if part is None:
-                part = memory.sets[set_key] = _set_groups(set_key[0], wild_codes, nw, top, rules, wild_set, memory)
+                part = memory.sets[set_key] = _set_groups(set_key[0], wild_codes, nw, set_key[3], rules, wild_set, memory)
             found.update(part)
     if rules.runs:
         held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)

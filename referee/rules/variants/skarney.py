@@ -304,7 +304,7 @@ class _LayOffVerdicts:
     """What fits on one meld reading, remembered: whether a card may fit (a cheap necessary test) and whether
     cards lay off on it (``_extended``). Both are pure functions of the reading, the rules and the cards."""
 
-    __slots__ = ("rules", "meld_id", "reading", "could", "verdicts", "lists")
+    __slots__ = ("rules", "meld_id", "reading", "could", "could_sorted", "stand_ins", "verdicts", "lists")
 
     def __init__(self, rules: SkarneyRules, meld_id: int, reading: MeldReading) -> None:
         self.rules = rules
@@ -312,6 +312,11 @@ class _LayOffVerdicts:
         self.reading = reading
         # the cards that may fit: a cheap necessary condition (``fits`` is the full test)
         self.could = _could_fit_cards(reading, rules.wild_ranks)
+        self.could_sorted = tuple(sorted(self.could))  # a hand's cards that may fit are these, in card order
+        # the wilds a natural may take the place of (SKA-5): each wild standing in for a natural, what it stands for
+        wilds = rules.wild_ranks
+        self.stand_ins = tuple([(p.card, p.rank, p.suit) for p in reading.cards
+                                if p.card.rank in wilds and p.is_wild and p.rank not in wilds])
         self.verdicts: dict[tuple[Card, ...], bool] = {}
         self.lists: dict[tuple[tuple[Card, ...], tuple[Card, ...], bool], list[tuple[Card, ...]]] = {}
 
@@ -414,43 +419,139 @@ def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
 _RUN_CARD: dict[tuple[int, Suit], Card] = {
     (pos, suit): Card(Rank.ACE if pos == ACE_HIGH else Rank(pos), suit) for pos in range(1, ACE_HIGH + 1) for suit in SUITS
 }  # the card at each run position of each suit
+_CARD_AT: dict[tuple[Rank, Suit], Card] = {(c.rank, c.suit): c for c in _EVERY_CARD}
+_SLOT: dict[Card, int] = {c: i for i, c in enumerate(_EVERY_CARD)}  # the search counts cards in a list, by slot
+_WILD_ORDER: tuple[Card, ...] = (JOKER, *(Card(Rank.TWO, s) for s in SUITS))  # the wild types, in the search's order
+
+Candidate = tuple[tuple[Card, ...], tuple[int, ...]]  # a group and the cards it takes: slot, count, slot, count...
 
 
-def _three_card_groups(hand: Sequence[Card], wilds: frozenset[Rank], kind: MeldKind) -> list[tuple[Card, ...]]:
-    """Every distinct 3-card set (or run) in ``hand`` with at most one wild, purest first (SKA-2, SKA-3)."""
-    counts = tally(hand)
-    wild_types = sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c))
-    out: list[tuple[Card, ...]] = []
+def _candidate(group: tuple[Card, ...]) -> Candidate:
+    need: list[int] = []
+    for c, n in tally(group).items():
+        need.append(_SLOT[c])
+        need.append(n)
+    return group, tuple(need)
+
+
+def _with_wild(pair: tuple[Card, ...], wild: Card) -> tuple[Card, ...]:
+    """``tuple(sorted((*pair, wild)))`` of a sorted pair of naturals and a wild (never equal to either)."""
+    if wild < pair[0]:
+        return (wild, *pair)
+    return (*pair, wild) if wild > pair[1] else (pair[0], wild, pair[1])
+
+
+class _RankSets:
+    """One rank's 3-card sets for one pattern of copies held: the distinct triples of its cards, then each distinct
+    pair with each wild type of ``_WILD_ORDER`` (``pairs[i][w]``), in the search's order, made once."""
+
+    __slots__ = ("triples", "pairs")
+
+    def __init__(self, pool: list[Card]) -> None:
+        self.triples = [_candidate(t) for t in sorted(set(itertools.combinations(pool, 3)))]
+        self.pairs = [tuple([_candidate(_with_wild(p, w)) for w in _WILD_ORDER])
+                      for p in sorted(set(itertools.combinations(pool, 2)))]
+
+
+_rank_sets: dict[tuple[Rank, tuple[int, ...]], _RankSets] = {}  # at most 13 ranks x 3^5 patterns of copies
+
+
+def _run_table() -> list[list[tuple[Candidate | None, tuple[Candidate, ...]]]]:
+    """By suit and lowest position (``4 * (low - 1) + suit - 1``), by which of the window's three positions are held
+    (bit 0: ``low``): the pure run when all three are, the run with each wild type of ``_WILD_ORDER`` when two are."""
+    table: list[list[tuple[Candidate | None, tuple[Candidate, ...]]]] = []
+    for low in range(1, ACE_HIGH - 1):
+        for suit in SUITS:
+            row: list[tuple[Candidate | None, tuple[Candidate, ...]]] = []
+            for held in range(8):
+                naturals = tuple([_RUN_CARD[low + i, suit] for i in range(3) if held >> i & 1])
+                pure = _candidate(naturals) if len(naturals) == 3 else None
+                mixed = tuple([_candidate((*naturals, w)) for w in _WILD_ORDER]) if len(naturals) == 2 else ()
+                row.append((pure, mixed))
+            table.append(row)
+    return table
+
+
+_RUNS = _run_table()
+
+
+def _three_card_groups(counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind) -> list[Candidate]:
+    """Every distinct 3-card set (or run) in a hand counted as ``counts`` with at most one wild, purest first
+    (SKA-2, SKA-3): each rank's triples then its pairs with a wild; each suit's pure runs, then those with a wild.
+    The groups come from tables made once (by rank and copies held, by run window and positions held), so a hand
+    of 50 cards costs a few look-ups per rank and window."""
+    held_wilds = sorted({c for c in counts if c.rank in wilds}, key=lambda c: (not c.is_joker, c))
+    wild_types = [_WILD_ORDER.index(w) for w in held_wilds if w in _WILD_ORDER]
+    if len(wild_types) < len(held_wilds):  # wilds other than 2s and jokers (a caller's own wild ranks)
+        return _three_card_groups_of_any(counts, wilds, kind, held_wilds)
+    out: list[Candidate] = []
     if kind is MeldKind.SET:
-        by_rank: dict[Rank, list[Card]] = {}
-        for c in sorted(hand):
+        by_rank: dict[Rank, list[int]] = {}  # copies held of each suit, for each natural rank held
+        for c, n in counts.items():
             if c.rank not in wilds:
-                by_rank.setdefault(c.rank, []).append(c)
-        for pool in by_rank.values():
-            if len(pool) >= 3:
-                out.extend(sorted(set(itertools.combinations(pool, 3))))
-        for pool in by_rank.values():
-            if len(pool) >= 2:
-                for pair in sorted(set(itertools.combinations(pool, 2))):
-                    out.extend(tuple(sorted((*pair, w))) for w in wild_types)
+                copies = by_rank.get(c.rank)
+                if copies is None:
+                    copies = by_rank[c.rank] = [0] * (len(SUITS) + 1)
+                copies[int(c.suit)] = n
+        ranks: list[_RankSets] = []
+        for rank in sorted(by_rank):
+            key = (rank, tuple(by_rank[rank]))
+            sets = _rank_sets.get(key)
+            if sets is None:
+                sets = _rank_sets[key] = _RankSets(_pool(rank, key[1]))
+            ranks.append(sets)
+            out.extend(sets.triples)
+        for sets in ranks:
+            for with_wild in sets.pairs:
+                for w in wild_types:
+                    out.append(with_wild[w])
         return out
-    pure: list[tuple[Card, ...]] = []
-    mixed: list[tuple[Card, ...]] = []
+    held = [0] * (len(SUITS) + 1)  # by suit: bit ``pos`` for each natural card held (an ace at 1 and 14)
+    for c in counts:
+        if c.rank not in wilds and not c.is_joker:
+            held[int(c.suit)] |= (1 << 1 | 1 << ACE_HIGH) if c.rank is Rank.ACE else 1 << int(c.rank)
+    mixed: list[Candidate] = []
+    for s in range(len(SUITS)):
+        bits = held[s + 1]
+        for low in range(1, ACE_HIGH - 1):
+            pure, with_wild = _RUNS[4 * (low - 1) + s][bits >> low & 7]
+            if pure is not None:
+                out.append(pure)
+            elif with_wild:
+                for w in wild_types:
+                    mixed.append(with_wild[w])
+    return out + mixed
+
+
+def _three_card_groups_of_any(
+    counts: dict[Card, int], wilds: frozenset[Rank], kind: MeldKind, wild_types: list[Card]
+) -> list[Candidate]:
+    """``_three_card_groups`` for any wild ranks, made card by card."""
+    out: list[Candidate] = []
+    if kind is MeldKind.SET:
+        pools = [_pool(r, tuple([counts.get(_CARD_AT[r, s], 0) if (r, s) in _CARD_AT else 0 for s in Suit]))
+                 for r in sorted({c.rank for c in counts if c.rank not in wilds})]
+        for pool in pools:
+            out.extend(_candidate(t) for t in sorted(set(itertools.combinations(pool, 3))))
+        for pool in pools:
+            for p in sorted(set(itertools.combinations(pool, 2))):
+                out.extend(_candidate(_with_wild(p, w)) for w in wild_types)
+        return out
+    mixed: list[Candidate] = []
     for suit in SUITS:
         for low in range(1, ACE_HIGH - 1):
-            naturals: list[Card] = []
-            missing = 0
-            for pos in range(low, low + 3):
-                want = _RUN_CARD[pos, suit]
-                if want.rank not in wilds and counts.get(want, 0) > 0:
-                    naturals.append(want)
-                else:
-                    missing += 1
-            if missing == 0:
-                pure.append(tuple(naturals))
-            elif missing == 1:
-                mixed.extend(tuple(naturals) + (w,) for w in wild_types)
-    return pure + mixed
+            naturals = [_RUN_CARD[pos, suit] for pos in range(low, low + 3)
+                        if _RUN_CARD[pos, suit].rank not in wilds and _RUN_CARD[pos, suit] in counts]
+            if len(naturals) == 3:
+                out.append(_candidate(tuple(naturals)))
+            elif len(naturals) == 2:
+                mixed.extend(_candidate((*naturals, w)) for w in wild_types)
+    return out + mixed
+
+
+def _pool(rank: Rank, copies: tuple[int, ...]) -> list[Card]:
+    """One rank's cards held, sorted, a card per copy (``copies`` by suit number)."""
+    return [_CARD_AT[rank, s] for s in Suit for _ in range(copies[int(s)]) if (rank, s) in _CARD_AT]
 
 
 def find_contracts(
@@ -458,48 +559,65 @@ def find_contracts(
 ) -> list[tuple[tuple[Card, ...], ...]]:
     """Up to ``limit`` distinct ways to lay a contract of ``groups`` sets of 3 (or runs of 3) from ``hand``
     (SKA-3), purest first. A bounded search: a sample, not every way."""
+    return _find_contracts(tally(hand), groups, wilds, limit)
+
+
+def _find_contracts(
+    counts: dict[Card, int], groups: int, wilds: frozenset[Rank], limit: int
+) -> list[tuple[tuple[Card, ...], ...]]:
+    """``find_contracts`` of a hand counted as ``counts``: candidates by remembered parts, cards counted by slot."""
     found: list[tuple[tuple[Card, ...], ...]] = []
-    budget = [_SEARCH_BUDGET]
-    slot = {c: i for i, c in enumerate(set(hand))}  # the search counts cards in a list, one slot per distinct card
-    left = [0] * len(slot)
-    for c in hand:
-        left[slot[c]] += 1
+    left = [0] * len(_SLOT)
+    for c, n in counts.items():
+        left[_SLOT[c]] = n
+    budget = _SEARCH_BUDGET
     for kind in (MeldKind.SET, MeldKind.RUN):
-        cands = _three_card_groups(hand, wilds, kind)  # every card of a candidate is held, so has a slot
+        found_kind = _three_card_groups(counts, wilds, kind)  # every card of a candidate is held, so has a slot
+        cands = [g for g, _ in found_kind]
+        need = [n for _, n in found_kind]
         if len(cands) >= groups:
-            need = [[(slot[c], n) for c, n in tally(g).items()] for g in cands]
-            _search(cands, need, groups, limit, 0, left, [], found, budget)
+            budget = _search(cands, need, groups, limit, 0, left, [], found, budget)
     return found
 
 
 def _search(
     cands: list[tuple[Card, ...]],
-    need: list[list[tuple[int, int]]],
+    need: list[tuple[int, ...]],
     groups: int,
     limit: int,
     start: int,
     left: list[int],
     chosen: list[int],
     found: list[tuple[tuple[Card, ...], ...]],
-    budget: list[int],
-) -> None:
+    budget: int,
+) -> int:
     """Depth-first choice of disjoint candidate groups (indices increasing, so each contract is met once);
-    ``left`` counts the cards not yet chosen by slot, and is restored on the way back."""
+    ``left`` counts the cards not yet chosen by slot, and is restored on the way back. Each candidate looked at
+    spends one unit of ``budget``; returns what is left of it."""
     if len(chosen) == groups:
-        key = tuple(sorted(cands[i] for i in chosen))
+        key = tuple(sorted([cands[i] for i in chosen]))
         if key not in found:
             found.append(key)
-        return
+        return budget
     for i in range(start, len(cands) - (groups - len(chosen)) + 1):
-        if len(found) >= limit or budget[0] <= 0:
-            return
-        budget[0] -= 1
-        if all(left[k] >= n for k, n in need[i]):
-            for k, n in need[i]:
-                left[k] -= n
-            _search(cands, need, groups, limit, i + 1, left, [*chosen, i], found, budget)
-            for k, n in need[i]:
-                left[k] += n
+        if len(found) >= limit or budget <= 0:
+            return budget
+        budget -= 1
+        cards = need[i]
+        fits = True
+        for j in range(0, len(cards), 2):
+            if left[cards[j]] < cards[j + 1]:
+                fits = False
+                break
+        if fits:
+            for j in range(0, len(cards), 2):
+                left[cards[j]] -= cards[j + 1]
+            chosen.append(i)
+            budget = _search(cands, need, groups, limit, i + 1, left, chosen, found, budget)
+            chosen.pop()
+            for j in range(0, len(cards), 2):
+                left[cards[j]] += cards[j + 1]
+    return budget
 
 
 # ---------------------------------------------------------------- the variant
@@ -835,7 +953,11 @@ class _SkarneyBase:
 
     def legal_actions(self, state: SkarneyState, seat: int) -> list[Action]:
         """In OFFER: accept or decline. In PLAY: a sample of contract layings (or, once laid, new melds and
-        lay-offs), every exchange, each distinct offer and the end of turn where allowed; capped at 60."""
+        lay-offs), every exchange, each distinct offer and the end of turn where allowed; capped at 60.
+
+        The cap keeps the first plays only, so no more are looked for than fit under it (hands of 50 cards leave
+        room for a few); the hand is counted and sorted once for the offers, exchanges and lay-offs.
+        tests/variants/test_skarney_listing.py holds this to the listing before that work, action for action."""
         d = self.decision(state)
         if d is None or d.seat != seat:
             return []
@@ -843,58 +965,53 @@ class _SkarneyBase:
             return [AcceptOffer(), DeclineOffer()]
         rules = state.r
         hand = state.hands[seat]
+        held = tally(hand)
         enders: list[Action] = []
         if state.last_draw or len(hand) == 1:
             enders.append(EndTurn())
         else:
-            enders.extend(Offer(c) for c in sorted(set(hand)))
-        exchanges = self._exchanges(state, seat)
+            enders.extend([Offer(c) for c in sorted(held)])
         verdicts = _verdicts_for(rules)
+        ex = self._exchanges(state, seat, verdicts, held)[:10]  # each one applies: the filters are ``_verify``'s
+        room = max(0, _ACTION_CAP - len(enders) - len(ex))
         # the plays that apply (what ``_verify`` checks of the state holds for each one listed: the seat is to
         # play, its side has or has not laid, the meld is its side's with room for the cards, the cards are held)
         plays: list[Action] = []
-        held = tally(hand)
-        if self._side_laid(state, seat):
-            for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
-                if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or holds_all(held, g)):
-                    plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
-            plays.extend(self._lay_offs(state, seat, verdicts, held))
-        else:
-            k = contract_size(state.hand_number)
-            for c in find_contracts(hand, k, verdicts.wilds):
-                if verdicts.is_contract(c, k) and holds_all(held, [card for g in c for card in g]):
-                    plays.append(Meld(tuple(Group(g) for g in c)))
-        ex = [a for a in exchanges[:10] if self._applies(state, seat, a)]
-        room = max(0, _ACTION_CAP - len(enders) - len(ex))
+        if room > 0:
+            if self._side_laid(state, seat):
+                for g in find_melds(hand, rules.meld_rules, verdicts.wilds)[:25]:
+                    if verdicts.kind_of(g) is not None and (not all(c.rank in verdicts.wilds for c in g) or holds_all(held, g)):
+                        plays.append(Meld((Group(g),)))  # a wild-only group may count a wild more often than held
+                if len(plays) < room:
+                    plays.extend(self._lay_offs(state, seat, verdicts, held, room - len(plays)))
+            else:
+                k = contract_size(state.hand_number)
+                for c in _find_contracts(held, k, verdicts.wilds, _CONTRACT_SAMPLE):  # only cards held, each once
+                    if verdicts.is_contract(c, k):
+                        plays.append(Meld(tuple([Group(g) for g in c])))
         return ex + plays[:room] + enders
 
-    def _applies(self, state: SkarneyState, seat: int, action: Action) -> bool:
-        try:
-            self._verify(state, seat, action)
-        except IllegalAction:
-            return False
-        return True
-
-    def _exchanges(self, state: SkarneyState, seat: int) -> list[Action]:
-        ordered = sorted(set(state.hands[seat]))
+    def _exchanges(self, state: SkarneyState, seat: int, verdicts: _Verdicts, held: dict[Card, int]) -> list[Action]:
+        """Each natural held that may replace a wild in an opponent's meld (SKA-5), meld by meld, as
+        ``_verify_exchange`` allows them; ``held``: the hand counted (``tally``)."""
         out: list[Action] = []
         for m in state.melds:
             if m.owner == seat or not _opponent_melds_ok(state, seat, m.owner) or m.meld_kind is MeldKind.WILD_SET:
                 continue
-            for p in m.cards:
-                if p.card.rank not in state.wild_ranks or not p.is_wild:
-                    continue
-                for c in ordered:
-                    if c.rank == p.rank and c.rank not in state.wild_ranks and (p.suit is Suit.NONE or c.suit == p.suit):
-                        a = ExchangeWild(m.id, c, p.card)
+            for wild, rank, stands_suit in verdicts.lay_offs_on(m).stand_ins:
+                for suit in (Suit if stands_suit is Suit.NONE else (stands_suit,)):  # the naturals, in card order
+                    c = _CARD_AT.get((rank, suit))
+                    if c is not None and c in held:
+                        a = ExchangeWild(m.id, c, wild)
                         if a not in out:
                             out.append(a)
         return out
 
-    def _lay_offs(self, state: SkarneyState, seat: int, verdicts: _Verdicts, counts: dict[Card, int]) -> list[Action]:
-        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6);
-        ``counts``: the hand's (``tally``)."""
-        distinct = sorted(counts)
+    def _lay_offs(
+        self, state: SkarneyState, seat: int, verdicts: _Verdicts, counts: dict[Card, int], want: int
+    ) -> list[Action]:
+        """Every lay-off of one card, then of two, on the side's melds with room left this turn (SKA-6), meld by
+        meld until ``want`` are found; ``counts``: the hand's (``tally``)."""
         out: list[Action] = []
         for m in state.melds:
             if not _own_side_meld(state, seat, m.owner) or (not state.r.partnership and m.owner != seat):
@@ -903,10 +1020,12 @@ class _SkarneyBase:
             if left <= 0:
                 continue
             fits = verdicts.lay_offs_on(m)
-            near = tuple(c for c in distinct if c in fits.could)
+            near = tuple([c for c in fits.could_sorted if c in counts])
             if near:
-                doubled = tuple(c for c in near if counts[c] >= 2)
-                out.extend(LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2))
+                doubled = tuple([c for c in near if counts[c] >= 2])
+                out.extend([LayOff(m.id, cards) for cards in fits.options(near, doubled, left >= 2)])
+                if len(out) >= want:
+                    break
         return out
 
     def default_action(self, state: SkarneyState, seat: int, missed_turns: int) -> Action:
