@@ -48,6 +48,38 @@ def single_rate(variant: str, seconds: float) -> Rate:
     return _timed(step, seconds)
 
 
+class _StubAEC:
+    """An env that does nothing: ``last()`` hands back one observation (a mask allowing ``allowed`` ids of 700, as
+    a decision under random play does), ``step`` takes the id. What ``single_rate``'s loop costs by itself."""
+
+    def __init__(self, allowed: int = 12) -> None:
+        mask = np.zeros(700, dtype=np.int8)
+        mask[np.linspace(0, 699, allowed).astype(int)] = 1
+        self._last = ({"observation": np.zeros(3000, dtype=np.float32), "action_mask": mask}, 0.0, False, False, {})
+
+    def last(self) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, object]]:
+        return self._last
+
+    def step(self, action: int) -> None:
+        pass
+
+
+def harness_rate(seconds: float) -> Rate:
+    """Steps per second of the single-env loop over an env that does nothing (``_StubAEC``): its own cost, the
+    ``last()`` call and the random choice among the allowed ids, which every figure here pays (the peers' too)."""
+    env = _StubAEC()
+    rng = np.random.default_rng(0)
+
+    def step() -> int:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            return 0
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return 1
+
+    return _timed(step, seconds)
+
+
 def rules_core_rate(variant: str, seconds: float) -> Rate:
     """Ids per second of the rules core's own calls alone, at the env's random play: each decision's ``legal_actions``,
     the acting seat's ``view`` and the ``submit`` of the move the ids spelled, replayed on fresh matches of the
@@ -169,6 +201,7 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
     for _ in range(repeat):
         keep("openspiel", openspiel_rate(seconds))
         keep("rlcard", rlcard_rate(seconds))
+        keep("harness", harness_rate(seconds))
         for v in variants:
             keep(f"single {v}", single_rate(v, seconds))
             keep(f"rules core {v}", rules_core_rate(v, seconds))
@@ -179,6 +212,7 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
     processes = {v: best[f"processes {v}"] for v in variants}
     floor = {v: best[f"rules core {v}"] for v in variants}
     os_rate, rl_rate = best.get("openspiel"), best.get("rlcard")
+    harness = best["harness"]
     return {
         "env_steps_per_s": single,
         "env_batched_steps_per_s": batched,
@@ -187,6 +221,9 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
         "env_processes_over_single_per_core": {v: processes[v] / single[v] / workers for v in variants},
         "env_rules_core_steps_per_s": floor,
         "env_share_in_rules_core": {v: single[v] / floor[v] for v in variants},
+        "env_harness_steps_per_s": harness,
+        # no env can step faster than its rules core's calls plus the loop that drives it
+        "env_ceiling_steps_per_s": {v: 1.0 / (1.0 / floor[v] + 1.0 / harness) for v in variants},
         "env_openspiel_gin_rummy_steps_per_s": os_rate,
         "env_rlcard_gin_rummy_steps_per_s": rl_rate,
         "env_ratio_to_openspiel": {v: single[v] / os_rate if os_rate else None for v in variants},

@@ -32,6 +32,7 @@ from referee.rules.variants.base import (
     Phase,
     PileView,
     SeatView,
+    TableMeld,
     TakeDiscards,
     Variant,
 )
@@ -52,6 +53,6 @@ __all__ = [
     "KnowledgeMismatch", "KnowledgeTracker", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",
     "all_variants", "find",
     "AcceptOffer", "Action", "Declare", "DeclineOffer", "Discard", "DrawStock", "Drop", "EndTurn", "Event",
-    "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "OptionSpec", "Offer", "Phase", "PileView", "SeatView", "TakeDiscards",
+    "ExchangeWild", "Group", "HandState", "LayOff", "Meld", "OptionSpec", "Offer", "Phase", "PileView", "SeatView", "TableMeld", "TakeDiscards",
     "Variant",
 ]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env._core import Card, Event, Phase, SeatView, find, format_cards
+from rummy_env._core import Card, Event, Phase, SeatView, TableMeld, find, format_cards
 from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
 __all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "observation_string", "information_state_string",
@@ -96,7 +96,9 @@ def layout(variant: str, seats: int) -> ObservationLayout:
     return ObservationLayout(v.name, seats, space, segments, at, {k: o for k, (o, _) in segments.items()})
 
 
-_CARD = CARD_INDEX.__getitem__
+_COLUMN = [-1] * (max(cd.code for cd in CARD_INDEX) + 1)  # a card's column by its code
+for _cd, _col in CARD_INDEX.items():
+    _COLUMN[_cd.code] = _col
 _PHASE_AT = {p: i for i, p in enumerate(_PHASES)}
 
 
@@ -158,35 +160,35 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     (o_hand, o_known, o_pile, o_pile_top, o_pile_depth, o_face_up, o_in_front, o_received, o_offer, o_owners,
      o_slots, o_meld_owner, o_meld_used, o_wild, o_phase, o_to_act, o_dealer, o_active, o_partner, o_sizes,
      o_totals, o_stock, o_discard, o_hand_number, o_move_kind, o_move_cards, o_move_wilds, o_move_as, o_move_slot,
-     o_move_take, o_move_groups, max_melds, max_pile) = o
+     o_move_take, o_move_groups, max_melds, max_pile, size) = o
     deck = float(max_pile)
     me = view.seat
     rel = _RELATIVE[n][me]  # rel[s]: seat s's place from the observer's left (0: the observer)
     c = NUM_CARDS
-    card = _CARD
+    col = _COLUMN  # a card's column by its code (a list index, not a hash)
 
-    pos = [o_hand + i for i in map(card, view.hand)]
-    for s in range(min(n, len(known))):
+    pos = [o_hand + col[cd.code] for cd in view.hand]
+    for s in range(n if n < len(known) else len(known)):
         held = known[s]
         if held and s != me:
             row = o_known + (rel[s] - 1) * c
             for cd, k in held.items():
                 if k == 1:
-                    pos.append(row + card(cd))
+                    pos.append(row + col[cd.code])
                 else:
-                    pos += [row + card(cd)] * k
+                    pos += [row + col[cd.code]] * k
     pile = view.discard_pile
-    cols = [*map(card, pile)] if pile else []
+    cols = [col[cd.code] for cd in pile] if pile else []
     if cols:
         pos += [o_pile + i for i in cols]
     if view.face_up:
-        pos += [o_face_up + i for i in map(card, view.face_up)]
+        pos += [o_face_up + col[cd.code] for cd in view.face_up]
     for s, cards in enumerate(view.in_front):
         if cards:
             row = o_in_front + rel[s] * c
-            pos += [row + i for i in map(card, cards)]
+            pos += [row + col[cd.code] for cd in cards]
     if view.received:
-        pos += [o_received + i for i in map(card, view.received)]
+        pos += [o_received + col[cd.code] for cd in view.received]
     melds = view.melds
     meld_idx: list[int] = []
     meld_val: list[float] = []
@@ -194,8 +196,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
         if melds:
             meld_idx, meld_val = _meld_entries(melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds)
     else:
-        _keep_melds(memo, melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds,
-                    layout(view.variant, n).size)
+        _keep_melds(memo, melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds, size)
     if len(prefix) > 1:  # the cards, wilds and named cards picked so far
         for p in prefix[1:]:
             plane = _MOVE_PLANE_OF.get(p - _PICK_BASE)  # PICK, WILD and AS are three ranges of 53, one after another
@@ -218,7 +219,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
         idx += [o_pile_depth + i for i in depth]
         val += [1.0 / (1 + d) for d in depth.values()]
     if view.offer is not None:
-        idx.append(o_offer + card(view.offer))
+        idx.append(o_offer + col[view.offer.code])
         val.append(1.0)
     for rank in view.wild_ranks:
         idx.append(o_wild + int(rank))
@@ -232,7 +233,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
         r = rel[s]
         idx += (o_active + r, o_partner + r, o_sizes + r)
         val += (1.0 if active[s] else 0.0, 1.0 if teams[s] == team else 0.0, sizes[s] / deck)
-    for s in range(min(n, len(totals))):
+    for s in range(n if n < len(totals) else len(totals)):
         idx.append(o_totals + rel[s])
         val.append(totals[s] / POINT_SCALE)
     if prefix:
@@ -281,22 +282,23 @@ _MOVE_PLANE_OF = {k: k // NUM_CARDS for k in range(3 * NUM_CARDS)}
 
 
 def _offsets(variant: str, n: int) -> tuple[int, ...]:
-    """Each segment's offset in ``_SEGMENTS`` order, then the meld slots and the deck's size."""
+    """Each segment's offset in ``_SEGMENTS`` order, then the meld slots, the deck's size and the tensor's."""
     lay = layout(variant, n)
     space = lay.space
-    got = (*(lay.at[name] for name in _SEGMENTS), space.max_melds, space.max_pile)
+    got = (*(lay.at[name] for name in _SEGMENTS), space.max_melds, space.max_pile, lay.size)
     _OFFSETS[(variant, n)] = got
     return got
 
 
 
 
-def _meld_positions(m: Any, slot: int, owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
+def _meld_positions(m: TableMeld, slot: int, owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
                     n: int, max_melds: int) -> list[int]:
     """One table meld's positions: its cards in its owner's row and in its slot's, then the slot's flags (its
     owner, used); a meld past the last slot counts by owner only."""
     c = NUM_CARDS
-    ids = [_CARD(p.card) for p in m.cards]
+    col = _COLUMN
+    ids = [col[p.card.code] for p in m.cards]
     o = rel[m.owner]
     row = owners + o * c
     pos = [row + i for i in ids]

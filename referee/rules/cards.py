@@ -92,6 +92,11 @@ class Card:
     def __hash__(self) -> int:
         return self._hash
 
+    @property
+    def code(self) -> int:
+        """``rank * 8 + suit``: a small integer naming the card (copies share it), for tables indexed by card."""
+        return self._code
+
     def __eq__(self, other: object) -> bool:
         return self._code == other._code if isinstance(other, Card) else NotImplemented
 
