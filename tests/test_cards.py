@@ -84,3 +84,11 @@ def test_COM_5_the_shuffle_is_random_shuffle_step_for_step(deck, seed):
     shuffle(random.Random(seed), ours)
     random.Random(seed).shuffle(theirs)
     assert ours == theirs
+
+
+@given(cards, cards)
+def test_a_cards_code_names_it_copies_share_it_and_it_orders_as_the_cards(a, b):
+    """``Card.code``, the small integer tables index by card: equal exactly when the cards are, ordered as they are."""
+    assert (a.code == b.code) == (a == b)
+    assert (a.code < b.code) == (a < b)
+    assert Card(a.rank, a.suit).code == a.code

@@ -1,0 +1,21 @@
+"""``bench.env`` (run on demand by ``make bench``): one short round names every figure the docs quote, each a
+rate read from a real run, and the ceiling is below both of its parts (the rules core alone, the loop alone)."""
+
+from __future__ import annotations
+
+from bench.env import harness_rate, rules_core_rate, run
+
+
+def test_one_short_round_gives_every_figure() -> None:
+    res = run(0.05, ("indian",), workers=1)
+    for key in ("env_steps_per_s", "env_batched_steps_per_s", "env_rules_core_steps_per_s", "env_ceiling_steps_per_s",
+                "env_share_in_rules_core"):
+        assert set(res[key]) == {"indian"}, key  # type: ignore[call-overload]
+        assert res[key]["indian"] > 0, key  # type: ignore[index]
+    floor, harness = res["env_rules_core_steps_per_s"]["indian"], res["env_harness_steps_per_s"]  # type: ignore[index]
+    assert res["env_ceiling_steps_per_s"]["indian"] < min(floor, harness)  # type: ignore[index]
+
+
+def test_the_floor_replays_whole_games_of_random_ids() -> None:
+    assert rules_core_rate("skarney-singles", 0.05) > 0
+    assert harness_rate(0.05) > 0
