@@ -32,7 +32,7 @@ from rummy_env._core import (
     find,
 )
 from rummy_env.actions import ActionSpace, Chooser, action_space, slots_of
-from rummy_env.observation import observation_tensor
+from rummy_env.observation import as_positions, as_values, move_entries, observation_tensor
 
 __all__ = ["RummyGame", "StepResult", "visible_events"]
 
@@ -173,6 +173,7 @@ class RummyGame:
         self._state_ref: HandState | None = None
         self._seat = -1
         self._views: dict[int, SeatView] = {}
+        self._base: tuple[tuple[int, bool], np.ndarray] | None = None  # the acting seat's tensor but for its move
         self._memos: dict[int, dict[str, Any]] = {}  # per seat: what its observation keeps from step to step
         self._table: _PublicTable | None = None  # the tracker's view of the public table, per hand state
         self._max_turns = max_turns_per_hand if match is None else match.config.max_turns_per_hand
@@ -219,6 +220,7 @@ class RummyGame:
             d = m.pending()
             self._seat = -1 if d is None else d.seat
             self._views.clear()
+            self._base = None
 
     @property
     def over(self) -> bool:
@@ -259,16 +261,32 @@ class RummyGame:
 
     def observation(self, seat: int, known: bool = True) -> dict[str, np.ndarray]:
         """``{"observation", "action_mask"}`` of ``seat`` (the mask all zero but for the seat to act); ``known``:
-        with the cards it knows in other hands."""
+        with the cards it knows in other hands.
+
+        Within a compound move the view, the known cards and so every entry but the move's stay as they were at its
+        first step: that tensor is kept (without the move) and each further step copies it and writes the move's
+        entries (``move_entries``) over it."""
         self._sync()
-        if self._seat == seat:
+        if self._seat != seat:
+            mask = np.zeros(self.space.size, dtype=np.int8)
+            prefix: list[int] = []
+        else:
             ch = self.chooser()
             prefix, mask = ch.prefix, ch.mask()
-        else:
-            prefix, mask = [], np.zeros(self.space.size, dtype=np.int8)
+            if prefix:
+                key = (seat, known)
+                base = self._base
+                if base is None or base[0] != key:
+                    base = self._base = (key, self._tensor(seat, known, []))
+                t = base[1].copy()
+                idx, val = move_entries(self.variant, self.num_players, prefix)
+                t[as_positions(idx)] = as_values(val)
+                return {"observation": t, "action_mask": mask}
+        return {"observation": self._tensor(seat, known, prefix), "action_mask": mask}
+
+    def _tensor(self, seat: int, known: bool, prefix: list[int]) -> np.ndarray:
         cards = self.known_cards(seat) if known and self._seat >= 0 else []
-        return {"observation": observation_tensor(self.view(seat), cards, prefix, memo=self.memo(seat)),
-                "action_mask": mask}
+        return observation_tensor(self.view(seat), cards, prefix, memo=self.memo(seat))
 
     def memo(self, seat: int) -> dict[str, Any]:
         """The seat's observation memo (``observation_entries(..., memo=)``): positions kept while they hold."""

@@ -24,7 +24,7 @@ import numpy as np
 from rummy_env._core import Card, Event, Phase, SeatView, TableMeld, find, format_cards
 from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
-__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "observation_string", "information_state_string",
+__all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "move_entries", "observation_string", "information_state_string",
            "event_text", "POINT_SCALE", "as_positions", "as_values"]
 
 POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
@@ -197,11 +197,6 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
             meld_idx, meld_val = _meld_entries(melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds)
     else:
         _keep_melds(memo, melds, o_owners, o_slots, o_meld_owner, o_meld_used, rel, n, max_melds, size)
-    if len(prefix) > 1:  # the cards, wilds and named cards picked so far
-        for p in prefix[1:]:
-            plane = _MOVE_PLANE_OF.get(p - _PICK_BASE)  # PICK, WILD and AS are three ranges of 53, one after another
-            if plane is not None:
-                pos.append((o_move_cards, o_move_wilds, o_move_as)[plane] + (p - _PICK_BASE) % c)
 
     # then the values set outright (none at a count's position): flags, sizes, the pile's depths, the move
     if len(set(pos)) == len(pos):  # one copy of each (one pack, most states): every count is 1
@@ -237,15 +232,39 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
         idx.append(o_totals + rel[s])
         val.append(totals[s] / POINT_SCALE)
     if prefix:
-        _move_entries(view.variant, prefix, idx, val, o_move_kind, o_move_slot, o_move_take, o_move_groups, deck)
+        _move_entries(view.variant, prefix, idx, val, o_move_kind, o_move_cards, o_move_wilds, o_move_as, o_move_slot,
+                      o_move_take, o_move_groups, deck)
     if offset:
         idx = [i + offset for i in idx]
     return idx, val
 
 
+def move_entries(variant: str, seats: int, prefix: Sequence[int]) -> tuple[list[int], list[float]]:
+    """The entries of the compound move open (``prefix``, its steps so far): the only ones that change between the
+    steps of one decision, whose view is the same at each (``RummyGame.observation`` writes them over a kept
+    tensor)."""
+    idx: list[int] = []
+    val: list[float] = []
+    if prefix:
+        o = _OFFSETS.get((variant, seats))
+        if o is None:
+            o = _offsets(variant, seats)
+        _move_entries(variant, prefix, idx, val, o[24], o[25], o[26], o[27], o[28], o[29], o[30], float(o[32]))
+    return idx, val
+
+
 def _move_entries(variant: str, prefix: Sequence[int], idx: list[int], val: list[float], o_move_kind: int,
-                  o_move_slot: int, o_move_take: int, o_move_groups: int, deck: float) -> None:
-    """The compound move open: its kind, the slot or pile count it names, the groups closed so far."""
+                  o_move_cards: int, o_move_wilds: int, o_move_as: int, o_move_slot: int, o_move_take: int,
+                  o_move_groups: int, deck: float) -> None:
+    """The compound move open: its kind, the cards, wilds and named cards picked so far (counted: two copies of a
+    card may be picked), the slot or pile count it names, the groups closed so far."""
+    c = NUM_CARDS
+    picked = [(o_move_cards, o_move_wilds, o_move_as)[plane] + (p - _PICK_BASE) % c for p in prefix[1:]
+              if (plane := _MOVE_PLANE_OF.get(p - _PICK_BASE)) is not None]  # PICK, WILD, AS: three ranges of 53
+    if picked:
+        counted = Counter(picked)
+        idx += counted
+        val += map(float, counted.values())
     space = action_space(variant)
     kind, k = space.split(prefix[0])
     idx.append(o_move_kind + _OPENERS.index(kind))
@@ -288,8 +307,6 @@ def _offsets(variant: str, n: int) -> tuple[int, ...]:
     got = (*(lay.at[name] for name in _SEGMENTS), space.max_melds, space.max_pile, lay.size)
     _OFFSETS[(variant, n)] = got
     return got
-
-
 
 
 def _meld_positions(m: TableMeld, slot: int, owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
