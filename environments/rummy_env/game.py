@@ -166,7 +166,7 @@ class RummyGame:
         self._chooser_key = -1  # the match's log length when it was made (every move logs an event)
         self._knowledge: dict[int, tuple[int, list[dict[Card, int]]]] = {}
         self._trackers: dict[int, KnowledgeTracker] = {}  # per seat, through the hand in play
-        self._seen: dict[int, tuple[int, tuple[Event, ...]]] = {}  # per seat: log read up to, its events this hand
+        self._seen: dict[int, tuple[int, list[Event]]] = {}  # per seat: log read up to, its events this hand
         self._hand_start = 0
         self._scanned = 0
         self._at = -1  # the match's log length and state when the per-move caches below were filled (``_sync``)
@@ -330,8 +330,9 @@ class RummyGame:
         return SeatRecord(self.variant, self.view(seat), self._hand_events(seat), table,
                           (), (), self._max_turns)
 
-    def _hand_events(self, seat: int) -> tuple[Event, ...]:
-        """``visible_events(match, seat)``, read incrementally: the log only grows, a new hand starts afresh."""
+    def _hand_events(self, seat: int) -> list[Event]:
+        """``visible_events(match, seat)``, read incrementally into one list per seat that only grows (the tracker
+        keeps how many it read and the last): the log only grows, a new hand starts afresh."""
         log = self.match.log
         for i in range(self._scanned, len(log)):
             if log[i].kind == "HAND_STARTED":
@@ -339,9 +340,12 @@ class RummyGame:
                 self._seen.clear()
                 self._trackers.clear()
         self._scanned = len(log)
-        read, events = self._seen.get(seat, (self._hand_start, ()))
+        got = self._seen.get(seat)
+        if got is None:
+            got = self._seen[seat] = (self._hand_start, [])
+        read, events = got
         if read < len(log):
-            events = (*events, *[e for e in log[read:] if e.visible_to(seat)])
+            events += [e for e in log[read:] if e.visible_to(seat)]
             self._seen[seat] = (len(log), events)
         return events
 

@@ -71,7 +71,7 @@ class SeatRecord:
 
     variant: str
     view: SeatView
-    events: tuple[Event, ...]
+    events: Sequence[Event]  # (a list that only grows, for ``KnowledgeTracker``: it keeps the length and last event)
     # a HandState copy (``public_state``: other hands, the stock and the face-down cards emptied; seed blank); for
     # ``KnowledgeTracker.known`` alone, which reads only its rules and who sits to the right, any object holding
     # those (the environments' stand-in, which holds no other zone). Typed Any: the compiled class checks types.
@@ -207,7 +207,8 @@ class KnowledgeTracker:
     def __init__(self) -> None:
         self._tracker: _Tracker | None = None
         self._pools = True
-        self._read: tuple[Event, ...] = ()
+        self._count = 0  # the events read: how many, the last
+        self._last: Event | None = None
         self._seat = -1
 
     def update(self, record: SeatRecord) -> Knowledge:
@@ -230,11 +231,12 @@ class KnowledgeTracker:
     def _fed(self, record: SeatRecord) -> _Tracker:
         events = record.events
         t = self._tracker
-        n = len(self._read)
+        n = self._count
         if t is not None and (record.seat != self._seat or len(events) < n
-                              or (n and events[n - 1] is not self._read[-1] and events[n - 1] != self._read[-1])):
+                              or (n and events[n - 1] is not self._last and events[n - 1] != self._last)):
             raise NotSearchable("NOT_EXTENDED", "the record's events do not extend the ones this tracker read")
-        self._tracker, self._read = None, ()  # until the events are read whole: a failure starts afresh next call
+        self._tracker, self._count, self._last = None, 0, None  # until the events are read whole: a failure starts
+        # afresh next call
         if t is None:
             self._seat = record.seat
             t = self._start(record)
@@ -247,7 +249,7 @@ class KnowledgeTracker:
                     raise
                 self._pools = False
                 t = self._start(record)
-        self._tracker, self._read = t, events
+        self._tracker, self._count, self._last = t, len(events), (events[-1] if events else None)
         return t
 
     def _start(self, record: SeatRecord) -> _Tracker:
