@@ -9,6 +9,7 @@ per second of wall time), so the ratios to the peers hold on a busy machine.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -30,7 +31,11 @@ def _timed(step: Callable[[], int], seconds: float, clock: Callable[[], float] =
     return n / (clock() - start)
 
 
-def single_rate(variant: str, seconds: float) -> Rate:
+Step = Callable[[], int]  # one step of a loop: 1 for a step taken, 0 for a reset
+
+
+def single_steps(variant: str) -> Step:
+    """The PettingZoo AEC env of ``variant`` driven by ``last()`` and a random allowed id."""
     import rummy_env
 
     env = rummy_env.make(variant, num_players=SEATS[variant])
@@ -45,7 +50,11 @@ def single_rate(variant: str, seconds: float) -> Rate:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         return 1
 
-    return _timed(step, seconds)
+    return step
+
+
+def single_rate(variant: str, seconds: float) -> Rate:
+    return _timed(single_steps(variant), seconds)
 
 
 class _StubAEC:
@@ -55,7 +64,8 @@ class _StubAEC:
     def __init__(self, allowed: int = 12) -> None:
         mask = np.zeros(700, dtype=np.int8)
         mask[np.linspace(0, 699, allowed).astype(int)] = 1
-        self._last = ({"observation": np.zeros(3000, dtype=np.float32), "action_mask": mask}, 0.0, False, False, {})
+        obs: dict[str, np.ndarray] = {"observation": np.zeros(3000, dtype=np.float32), "action_mask": mask}
+        self._last: tuple[dict[str, np.ndarray], float, bool, bool, dict[str, object]] = (obs, 0.0, False, False, {})
 
     def last(self) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, object]]:
         return self._last
@@ -64,9 +74,9 @@ class _StubAEC:
         pass
 
 
-def harness_rate(seconds: float) -> Rate:
-    """Steps per second of the single-env loop over an env that does nothing (``_StubAEC``): its own cost, the
-    ``last()`` call and the random choice among the allowed ids, which every figure here pays (the peers' too)."""
+def harness_steps() -> Step:
+    """The single-env loop over an env that does nothing (``_StubAEC``): the loop's own cost, the ``last()`` call and
+    the random choice among the allowed ids, which every figure here pays (the peers' too)."""
     env = _StubAEC()
     rng = np.random.default_rng(0)
 
@@ -77,7 +87,11 @@ def harness_rate(seconds: float) -> Rate:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         return 1
 
-    return _timed(step, seconds)
+    return step
+
+
+def harness_rate(seconds: float) -> Rate:
+    return _timed(harness_steps(), seconds)
 
 
 def rules_core_rate(variant: str, seconds: float) -> Rate:
@@ -146,7 +160,8 @@ def processes_rate(variant: str, seconds: float, num_envs: int = 32, workers: in
         return _timed(step, seconds, time.perf_counter)  # wall time: the work is in the workers
 
 
-def openspiel_rate(seconds: float) -> Rate | None:
+def openspiel_steps() -> Step | None:
+    """OpenSpiel's gin_rummy through its RL environment, a random legal action a step (None: not installed)."""
     try:
         from open_spiel.python import rl_environment
     except ImportError:
@@ -164,10 +179,11 @@ def openspiel_rate(seconds: float) -> Rate | None:
         ts = env.step([int(rng.choice(ts.observations["legal_actions"][p]))])
         return 1
 
-    return _timed(step, seconds)
+    return step
 
 
-def rlcard_rate(seconds: float) -> Rate | None:
+def rlcard_steps() -> Step | None:
+    """RLCard's gin-rummy env, a random legal action a step (None: not installed)."""
     try:
         import rlcard
     except ImportError:
@@ -185,7 +201,77 @@ def rlcard_rate(seconds: float) -> Rate | None:
         state, _ = env.step(int(rng.choice(legal)))
         return 1
 
-    return _timed(step, seconds)
+    return step
+
+
+def openspiel_rate(seconds: float) -> Rate | None:
+    step = openspiel_steps()
+    return None if step is None else _timed(step, seconds)
+
+
+def rlcard_rate(seconds: float) -> Rate | None:
+    step = rlcard_steps()
+    return None if step is None else _timed(step, seconds)
+
+
+def loop(name: str) -> Step | None:
+    """A single-stream loop by name: ``openspiel``, ``rlcard``, ``harness`` or a variant."""
+    if name == "openspiel":
+        return openspiel_steps()
+    if name == "rlcard":
+        return rlcard_steps()
+    if name == "harness":
+        return harness_steps()
+    return single_steps(name)
+
+
+def run_steps(step: Step, steps: int, warm: int = 300) -> None:
+    """``warm`` steps, then ``steps`` more (resets not counted)."""
+    for count in (warm, steps):
+        taken = 0
+        while taken < count:
+            taken += step()
+
+
+def instructions_per_step(name: str, steps: int = 2000) -> float | None:
+    """Machine instructions per step of loop ``name``, counted by valgrind (cachegrind, no cache model): the loop
+    run for ``steps`` steps less the same process run for none (start-up, imports, warm-up). Unlike a rate it does
+    not move with the machine's load; unlike a rate it does not see how fast the instructions run (a C++ engine's
+    run faster than an interpreter's). None when valgrind is not installed."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    counts = []
+    for n in (0, steps):
+        done = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                               sys.executable, "-m", "bench.env", "--loop", name, "--steps", str(n)],
+                              capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if found is None:
+            raise RuntimeError(f"no instruction count in valgrind's output: {done.stderr[-500:]}")
+        counts.append(int(found.group(1).replace(",", "")))
+    return (counts[1] - counts[0]) / steps
+
+
+def instructions(variants: tuple[str, ...], steps: int = 2000) -> dict[str, object]:
+    """Instructions per step of every loop, and our variants' ratio to the peers' (fewer is better: a ratio
+    above 1 is fewer instructions than the peer's)."""
+    names = ("openspiel", "rlcard", "harness", *variants)
+    got = {name: instructions_per_step(name, steps) for name in names}
+
+    def ratio(peer: float | None, ours: float | None) -> float | None:
+        return peer / ours if peer and ours else None
+
+    return {
+        "env_instructions_per_step": got,
+        "env_instructions_ratio_to_openspiel": {v: ratio(got["openspiel"], got[v]) for v in variants},
+        "env_instructions_ratio_to_rlcard": {v: ratio(got["rlcard"], got[v]) for v in variants},
+    }
 
 
 def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int = 2, repeat: int = 1) -> dict[str, object]:
@@ -237,7 +323,6 @@ def main(argv: list[str] | None = None) -> int:
     the load average before and after the run (the machine is shared: figures from a busy one are low)."""
     import argparse
     import json
-    import os
     from pathlib import Path
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -245,9 +330,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", nargs="+", default=list(SEATS), choices=list(SEATS))
     p.add_argument("--repeat", type=int, default=1, help="rounds; each figure is the best of them")
     p.add_argument("--write", type=Path, default=None, help="merge the figures into this JSON file")
+    p.add_argument("--instructions", action="store_true",
+                   help="also count each single-stream loop's instructions per step with valgrind (minutes)")
+    p.add_argument("--loop", default=None, help=argparse.SUPPRESS)  # one loop for --steps steps (what valgrind runs)
+    p.add_argument("--steps", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.loop is not None:
+        step = loop(args.loop)
+        if step is None:
+            raise SystemExit(f"{args.loop} is not installed")
+        run_steps(step, args.steps)
+        return 0
     load = os.getloadavg()
     res = run(args.seconds, tuple(args.variants), repeat=max(1, args.repeat))
+    if args.instructions:
+        res.update(instructions(tuple(args.variants)))
     res["env_machine"] = {"cpus": os.cpu_count(), "load_avg": load, "load_avg_end": os.getloadavg(),
                           "seconds_each": args.seconds, "rounds": max(1, args.repeat)}
     print(json.dumps(res, indent=1))

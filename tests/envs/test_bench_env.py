@@ -19,3 +19,19 @@ def test_one_short_round_gives_every_figure() -> None:
 def test_the_floor_replays_whole_games_of_random_ids() -> None:
     assert rules_core_rate("skarney-singles", 0.05) > 0
     assert harness_rate(0.05) > 0
+
+
+def test_a_loop_by_name_runs_its_steps_and_valgrind_counts_them() -> None:
+    import shutil
+
+    import pytest
+
+    from bench.env import instructions_per_step, loop, run_steps
+
+    step = loop("indian")
+    assert step is not None
+    run_steps(step, 20, warm=5)
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed: the instruction counts are an option of bench.env")
+    per_step = instructions_per_step("harness", 100)
+    assert per_step is not None and 1_000 < per_step < 10_000_000
