@@ -3,7 +3,11 @@ rate read from a real run, and the ceiling is below both of its parts (the rules
 
 from __future__ import annotations
 
-from bench.env import harness_rate, rules_core_rate, run
+import shutil
+
+import pytest
+
+from bench.env import harness_rate, instructions_per_step, loop, rules_core_rate, run, run_steps
 
 
 def test_one_short_round_gives_every_figure() -> None:
@@ -22,12 +26,6 @@ def test_the_floor_replays_whole_games_of_random_ids() -> None:
 
 
 def test_a_loop_by_name_runs_its_steps_and_valgrind_counts_them() -> None:
-    import shutil
-
-    import pytest
-
-    from bench.env import instructions_per_step, loop, run_steps
-
     step = loop("indian")
     assert step is not None
     run_steps(step, 20, warm=5)
