@@ -28,7 +28,7 @@ __all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_ent
            "event_text", "POINT_SCALE", "as_positions", "as_values"]
 
 POINT_SCALE = 500.0  # totals are divided by this (a 500 Rum or Iceberg target is 500 to 5000)
-_PHASES = (Phase.DRAW, Phase.PLAY, Phase.DISCARD, Phase.OFFER)
+_PHASES = (Phase.DRAW, Phase.PLAY, Phase.DISCARD, Phase.OFFER)  # found by index: an Enum member hashes in Python
 _OPENERS = ("MELD", "DECLARE", "TAKE_MELD", "TAKE_LAYOFF", "LAYOFF", "EXCHANGE")
 
 
@@ -99,7 +99,6 @@ def layout(variant: str, seats: int) -> ObservationLayout:
 _COLUMN = [-1] * (max(cd.code for cd in CARD_INDEX) + 1)  # a card's column by its code
 for _cd, _col in CARD_INDEX.items():
     _COLUMN[_cd.code] = _col
-_PHASE_AT = {p: i for i, p in enumerate(_PHASES)}
 
 
 def observation_tensor(view: SeatView, known: Sequence[Mapping[Card, int]], prefix: Sequence[int],
@@ -219,7 +218,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
     for rank in view.wild_ranks:
         idx.append(o_wild + int(rank))
         val.append(1.0)
-    idx += (o_phase + _PHASE_AT[view.phase], o_to_act + rel[view.turn], o_dealer + rel[view.dealer], o_stock,
+    idx += (o_phase + _PHASES.index(view.phase), o_to_act + rel[view.turn], o_dealer + rel[view.dealer], o_stock,
             o_discard, o_hand_number)
     val += (1.0, 1.0, 1.0, view.stock_size / deck, view.discard_size / deck, view.hand_number / 10.0)
     teams, active, sizes, totals = view.teams, view.active, view.hand_sizes, view.totals
