@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.rules.cards import shuffled
+from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, shuffled
 from referee.rules.variants import find
 from referee.rules.variants.base import Action, Discard, DrawStock, Table, default_teams
-from referee.rules.variants.oklahoma import OklahomaState
+from referee.rules.variants.oklahoma import OklahomaState, _verdicts_for
 from tests.variants import oklahoma_listing_reference as old
 
 _OPTIONS = {
@@ -103,3 +103,42 @@ def test_every_option_is_covered() -> None:
         assert {o.name: set(o.choices) for o in find(name).options} == {k: set(v) for k, v in opts.items()}
         variant = find(name)
         assert (variant.min_seats, variant.max_seats) == _SEATS[name]
+
+
+_RULES = [find("fortune").configure({"max_set": m}, 4) for m in ("4", "unlimited")] + [
+    find("arlington").configure({"max_set": m, "joker": j}, 4) for m in ("4", "unlimited") for j in ("off", "on")]
+_WILD_CARDS = [Card(Rank.TWO, s) for s in SUITS] + [JOKER]
+
+
+@st.composite
+def _groups(draw: st.DrawFn) -> list[Card]:
+    """Groups shaped like melds (one rank's cards, a suit's run with gaps) with wilds, and random cards."""
+    mode = draw(st.sampled_from(("set", "run", "random", "wilds")))
+    if mode == "set":
+        rank = draw(st.sampled_from(NATURAL_RANKS))
+        cards = [Card(rank, draw(st.sampled_from(SUITS))) for _ in range(draw(st.integers(1, 5)))]
+    elif mode == "run":
+        suit = draw(st.sampled_from((Suit.SPADES, Suit.SPADES, Suit.HEARTS)))
+        low = draw(st.integers(1, 13))
+        ranks = [NATURAL_RANKS[(low - 1 + i) % 13] for i in range(draw(st.integers(1, 6)))]
+        cards = [Card(r, suit) for r in ranks if draw(st.booleans()) or r is Rank.QUEEN]
+    elif mode == "random":
+        cards = draw(st.lists(st.sampled_from(_DECK), min_size=1, max_size=6))
+    else:
+        cards = []
+    cards += draw(st.lists(st.sampled_from(_WILD_CARDS), max_size=4))
+    return draw(st.permutations(cards))
+
+
+_DECK = [Card(r, s) for r in NATURAL_RANKS for s in SUITS]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(cards=_groups())
+def test_group_verdict_on_codes_is_the_reference(cards: list[Card]) -> None:
+    """Whether a group reads as a new meld, decided on card codes, is the old ``group_reads`` for every rules record
+    (sets of 4 or unlimited, deuce-only sets and ARL-3 in Arlington, with or without the joker)."""
+    for rules in _RULES:
+        if JOKER in cards and not rules.joker:
+            continue
+        assert _verdicts_for(rules).group_reads(tuple(cards)) == old.group_reads(rules, cards), (rules.variant, cards)

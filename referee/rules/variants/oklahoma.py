@@ -21,11 +21,15 @@ from typing import Any, ClassVar
 from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, shuffle
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
+    _CODE_OF,
     MeldKind,
     MeldReading,
     MeldRules,
     Placed,
     WildOnly,
+    _rank_bits,
+    _valid_run,
+    _valid_set,
     extend_meld,
     find_melds,
     read_meld,
@@ -521,24 +525,37 @@ class _Oklahoma:
             return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat)
         rules, hand = state.rules, state.hands[seat]
         verdicts = _verdicts_for(rules)
-        distinct = sorted(set(hand))
+        held = set(hand)
+        distinct = sorted(held)
         # what verify_discard refuses of a card in hand: the queen of spades while another card is held (FOR-10)
-        queen_kept = rules.queen_of_spades_discard_forbidden and any(c != QUEEN_OF_SPADES for c in hand)
-        discards: list[Action] = [Discard(c) for c in distinct if not (queen_kept and c == QUEEN_OF_SPADES)]
+        queen_kept = rules.queen_of_spades_discard_forbidden and QUEEN_OF_SPADES in held and len(held) > 1
+        discard_of = _DISCARD_OF
+        discards: list[Action] = []
+        for c in distinct:
+            if queen_kept and c == QUEEN_OF_SPADES:
+                continue
+            d = discard_of.get(c)
+            if d is None:
+                d = discard_of[c] = Discard(c)
+            discards.append(d)
         room = max(MAX_MELDS_LISTED, MAX_LISTED - len(discards))
         plays: list[Action] = []
+        most = min(room, MAX_MELDS_LISTED)
         for group in find_melds(hand, verdicts.meld_rules, verdicts.wilds):
-            if len(plays) >= min(room, MAX_MELDS_LISTED):
+            if len(plays) >= most:
                 break
             if verdicts.reads_as_meld(group) and verdicts.held(hand, group):
                 plays.append(Meld((Group(group),)))
         for meld in state.melds:
             if meld.owner != seat:
                 continue
-            for card in distinct:
-                if verdicts.lays_off(meld.reading, card):
+            # the cards that may lay off on the meld, in card order: those held, in the order of ``distinct``
+            entry = verdicts.lay_off_entry(meld.reading)
+            for card in entry.candidates:
+                if card in held and verdicts.lays_off_known(entry, card):
                     plays.append(LayOff(meld.id, (card,)))
-        plays.extend(self._exchanges(state, seat))
+        if rules.joker:
+            plays.extend(self._exchanges(state, seat))
         return discards + plays[:room]
 
     def _pile_takes(self, state: OklahomaState, seat: int) -> list[Action]:
@@ -770,45 +787,99 @@ class _Verdicts:
     meld's owner, the cards being in hand) the caller checks, as ``verify_meld``, ``verify_lay_off`` and
     ``verify_take`` do."""
 
-    __slots__ = ("rules", "meld_rules", "wilds", "melds", "lay_offs")
+    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "lay_offs")
 
     def __init__(self, rules: OklahomaRules) -> None:
         self.rules = rules
         self.meld_rules = rules.meld_rules
         self.wilds = rules.wilds  # the hand's ``wild_ranks`` (``new_hand``)
+        self.wild_bits = _rank_bits(self.wilds)
+        self.cards = _EVERY_CARD
         self.melds: dict[tuple[Card, ...], bool] = {}
         # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
-        self.lay_offs: dict[int, tuple[MeldReading, dict[Card, bool]]] = {}
+        self.lay_offs: dict[int, _LayOffs] = {}
 
     def reads_as_meld(self, cards: tuple[Card, ...]) -> bool:
         ok = self.melds.get(cards)
         if ok is None:
             if len(self.melds) > _VERDICTS_LIMIT:
                 self.melds.clear()
-            ok = self.melds[cards] = group_reads(self.rules, cards)
+            ok = self.melds[cards] = self.group_reads(cards)
         return ok
+
+    def group_reads(self, cards: tuple[Card, ...]) -> bool:
+        """``group_reads(rules, cards)`` on card codes, without building a reading: a group with a natural card
+        reads as a set (``_valid_set``) or a run (``_valid_run``), and is taken when it reads as exactly one of the
+        two. ARL-3 refuses only runs in which a deuce stands for the queen of spades beside another wild, so a
+        group that could be one (two wilds or more, its naturals all spades) and groups of wilds alone are read the
+        slow way. tests/variants/test_oklahoma_listing.py holds the two to the same answer."""
+        if not cards:
+            return False
+        wild_bits = self.wild_bits
+        codes: list[int] = []
+        naturals = nat_ranks = nat_suits = 0
+        for card in cards:
+            c = _CODE_OF[card]
+            codes.append(c)
+            if not wild_bits >> (c // 5) & 1:
+                naturals += 1
+                nat_ranks |= 1 << (c // 5)
+                nat_suits |= 1 << (c % 5)
+        if naturals == 0 or (self.rules.deuce_queen_natural_only and len(codes) - naturals >= 2
+                             and nat_suits == _SPADES_BIT):
+            return group_reads(self.rules, cards)
+        codes.sort()
+        g = tuple(codes)
+        mr = self.meld_rules
+        return _valid_set(g, mr, wild_bits, naturals, nat_ranks) != _valid_run(g, mr, wild_bits, naturals, nat_suits)
 
     def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
         """Whether ``hand`` holds ``group``, one of ``find_melds(hand)``: always, save a group of wilds only, which
         the finder may list with a wild more often than it is held."""
         return not all(c.rank in self.wilds for c in group) or contains_cards(hand, group)
 
-    def lays_off(self, meld: MeldReading, card: Card) -> bool:
-        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
-        seen = self.lay_offs.get(id(meld))
-        if seen is None or seen[0] is not meld:
+    def lay_off_entry(self, meld: MeldReading) -> _LayOffs:
+        """What is remembered of ``meld`` for one-card lay-offs (made the first time the reading is seen)."""
+        entry = self.lay_offs.get(id(meld))
+        if entry is None or entry.meld is not meld:
             if len(self.lay_offs) > _VERDICTS_LIMIT:
                 self.lay_offs.clear()
-            seen = self.lay_offs[id(meld)] = (meld, {})
-        known = seen[1]
+            entry = self.lay_offs[id(meld)] = _LayOffs(
+                meld, [c for c in self.cards if _may_fit(meld, c, self.wilds)])
+        return entry
+
+    def lays_off_known(self, entry: _LayOffs, card: Card) -> bool:
+        """Whether ``card``, one of ``entry.candidates``, lays off alone on ``entry.meld``."""
+        known = entry.known
         ok = known.get(card)
         if ok is None:
-            ok = known[card] = _may_fit(meld, card, self.wilds) and self.extends(meld, card)
+            ok = known[card] = self.extends(entry.meld, card)
         return ok
+
+    def lays_off(self, meld: MeldReading, card: Card) -> bool:
+        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
+        entry = self.lay_off_entry(meld)
+        return card in entry.candidates and self.lays_off_known(entry, card)
 
     def extends(self, meld: MeldReading, card: Card) -> bool:
         return group_extends(self.rules, meld, (card,))
 
+
+class _LayOffs:
+    """One meld reading's one-card lay-offs: the cards that may fit it (``_may_fit``), in card order, and the
+    verdicts on those asked so far."""
+
+    __slots__ = ("meld", "candidates", "known")
+
+    def __init__(self, meld: MeldReading, candidates: list[Card]) -> None:
+        self.meld = meld
+        self.candidates = candidates
+        self.known: dict[Card, bool] = {}
+
+
+_SPADES_BIT = 1 << int(Suit.SPADES)
+_EVERY_CARD: list[Card] = sorted(set(build_deck(1, 1)))  # the 52 cards and the joker, in card order
+_DISCARD_OF: dict[Card, Discard] = {}  # one Discard per card, shared by every listing (actions are immutable)
 
 _verdicts: dict[OklahomaRules, _Verdicts] = {}
 
