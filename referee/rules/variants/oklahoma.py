@@ -521,10 +521,10 @@ class _Oklahoma:
         assert isinstance(state, OklahomaState)
         if state.over or seat != state.turn:
             return []
-        if state.phase is Phase.DRAW:
-            return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat)
         rules, hand = state.rules, state.hands[seat]
         verdicts = _verdicts_for(rules)
+        if state.phase is Phase.DRAW:
+            return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat, verdicts)
         held = set(hand)
         distinct = sorted(held)
         # what verify_discard refuses of a card in hand: the queen of spades while another card is held (FOR-10)
@@ -558,11 +558,11 @@ class _Oklahoma:
             plays.extend(self._exchanges(state, seat))
         return discards + plays[:room]
 
-    def _pile_takes(self, state: OklahomaState, seat: int) -> list[Action]:
+    def _pile_takes(self, state: OklahomaState, seat: int, verdicts: _Verdicts) -> list[Action]:
         if not state.discards:
             return []
         top, wilds = state.discards[-1], state.wild_ranks
-        hand, verdicts = state.hands[seat], _verdicts_for(state.rules)
+        hand = state.hands[seat]
         # only cards of the top card's rank or suit, and wilds, can meld with it
         near = [c for c in hand if c.rank in wilds or c.rank == top.rank or c.suit == top.suit]
         out: list[Action] = []
@@ -882,10 +882,20 @@ _EVERY_CARD: list[Card] = sorted(set(build_deck(1, 1)))  # the 52 cards and the 
 _DISCARD_OF: dict[Card, Discard] = {}  # one Discard per card, shared by every listing (actions are immutable)
 
 _verdicts: dict[OklahomaRules, _Verdicts] = {}
+# by the record's identity first: each match configures a record of its own, and hashing or comparing one (the
+# dataclass's 18 fields, in Python even when compiled) cost more than the rest of a listing's look-ups
+_verdicts_by_id: dict[int, tuple[OklahomaRules, _Verdicts]] = {}
 
 
 def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
-    return remembered(_verdicts, rules, _Verdicts)
+    seen = _verdicts_by_id.get(id(rules))
+    if seen is not None and seen[0] is rules:
+        return seen[1]
+    found = remembered(_verdicts, rules, _Verdicts)
+    if len(_verdicts_by_id) > 64:
+        _verdicts_by_id.clear()
+    _verdicts_by_id[id(rules)] = (rules, found)
+    return found
 
 
 _MAX_SET = OptionSpec("max_set", ("4", "unlimited"), "largest set: 4 cards, or no limit", "FOR-3")
