@@ -13,6 +13,7 @@ joker, repeated) ending with ``Discard``, or going out by emptying the hand (a f
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -21,12 +22,15 @@ from typing import Any, ClassVar
 from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, shuffle
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
+    _CARD_OF,
     _CODE_OF,
+    ACE_HIGH,
     MeldKind,
     MeldReading,
     MeldRules,
     Placed,
     WildOnly,
+    _order_key,
     _rank_bits,
     _valid_run,
     _valid_set,
@@ -563,6 +567,20 @@ class _Oklahoma:
             return []
         top, wilds = state.discards[-1], state.wild_ranks
         hand = state.hands[seat]
+        if wilds == verdicts.wilds and not verdicts.meld_rules.max_wilds and top.rank not in wilds:
+            out = verdicts.takes(hand, top)
+        else:
+            out = self._pile_takes_found(hand, top, wilds, verdicts)
+        if state.rules.pile_take == ANY_MELD:
+            for meld in state.melds:
+                if meld.owner == seat and verdicts.extends(meld.reading, top):
+                    out.append(TakeDiscards(0, lay_off_on=meld.id))
+                    break
+        return out
+
+    def _pile_takes_found(self, hand: list[Card], top: Card, wilds: frozenset[Rank], verdicts: _Verdicts) -> list[Action]:
+        """The pile takes that meld the top card with cards from hand, from ``find_melds`` (a wild on top, or wild
+        ranks other than the rules')."""
         # only cards of the top card's rank or suit, and wilds, can meld with it
         near = [c for c in hand if c.rank in wilds or c.rank == top.rank or c.suit == top.suit]
         out: list[Action] = []
@@ -576,11 +594,6 @@ class _Oklahoma:
             # what verify_take checks of a take listed in the DRAW phase: two cards or more from hand, melding
             if len(rest) >= 2 and contains_cards(hand, rest) and verdicts.reads_as_meld((top, *rest)):
                 out.append(TakeDiscards(0, Group(tuple(rest))))
-        if state.rules.pile_take == ANY_MELD:
-            for meld in state.melds:
-                if meld.owner == seat and verdicts.extends(meld.reading, top):
-                    out.append(TakeDiscards(0, lay_off_on=meld.id))
-                    break
         return out
 
     def _exchanges(self, state: OklahomaState, seat: int) -> list[Action]:
@@ -787,7 +800,7 @@ class _Verdicts:
     meld's owner, the cards being in hand) the caller checks, as ``verify_meld``, ``verify_lay_off`` and
     ``verify_take`` do."""
 
-    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "lay_offs")
+    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "coded", "lay_offs")
 
     def __init__(self, rules: OklahomaRules) -> None:
         self.rules = rules
@@ -796,6 +809,7 @@ class _Verdicts:
         self.wild_bits = _rank_bits(self.wilds)
         self.cards = _EVERY_CARD
         self.melds: dict[tuple[Card, ...], bool] = {}
+        self.coded: dict[tuple[int, ...], bool] = {}  # the same verdicts by the cards' sorted codes (pile takes)
         # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
         self.lay_offs: dict[int, _LayOffs] = {}
 
@@ -832,6 +846,91 @@ class _Verdicts:
         g = tuple(codes)
         mr = self.meld_rules
         return _valid_set(g, mr, wild_bits, naturals, nat_ranks) != _valid_run(g, mr, wild_bits, naturals, nat_suits)
+
+    def takes(self, hand: Sequence[Card], top: Card) -> list[Action]:
+        """The first few pile takes that meld a natural top card with two cards or more from ``hand``, as
+        ``_pile_takes_found`` lists them, without the meld finder: its candidates that hold the top card, made the
+        finder's way (``melds._set_groups`` of the top card's rank, ``melds._run_groups`` of its suit, from the hand's
+        cards near it and the top card), in its order (longest first, then by codes), each kept when it reads as a
+        meld. A group that reads as a meld is valid, so the finder lists it; its cards other than the top card are
+        the near cards, so the hand holds them."""
+        mr = self.meld_rules
+        wild_bits = self.wild_bits
+        t = _CODE_OF[top]
+        rank, suit = t // 5, t % 5
+        rank_codes = [t]
+        wild_codes: list[int] = []
+        held = (1 << 1 | 1 << ACE_HIGH) if rank == 1 else 1 << rank  # the suit's run positions held (the top card's)
+        ranks = 1 << rank  # the suit's natural ranks held
+        near = 1
+        for card in hand:
+            c = _CODE_OF[card]
+            r = c // 5
+            if wild_bits >> r & 1:
+                wild_codes.append(c)
+                near += 1
+                continue
+            if r == rank:
+                rank_codes.append(c)
+            if c % 5 == suit:
+                held |= (1 << 1 | 1 << ACE_HIGH) if r == 1 else 1 << r
+                ranks |= 1 << r
+            elif r != rank:
+                continue
+            near += 1
+        wild_codes.sort()
+        nw = len(wild_codes)
+        found: dict[int, tuple[int, ...]] = {}
+        if mr.sets and len(rank_codes) + nw >= mr.min_set:
+            top_size = mr.max_set if mr.max_set is not None else near
+            rank_codes.sort()
+            kinds = sorted(set(rank_codes))
+            most = min(len(rank_codes), top_size)
+            for taken in itertools.product(*(range(rank_codes.count(c) + 1) for c in kinds)):
+                size = sum(taken)
+                if not 1 <= size <= most or size + nw < mr.min_set or taken[kinds.index(t)] == 0:
+                    continue
+                combo = [c for c, n in zip(kinds, taken, strict=True) for _ in range(n)]
+                for k in range(max(0, mr.min_set - size), min(nw, top_size - size) + 1):
+                    g = tuple(sorted(combo + wild_codes[:k]))
+                    found[_order_key(g)] = g
+        if mr.runs and bin(ranks).count("1") + nw >= mr.min_run:
+            lo_min = 1 if (mr.ace_low and mr.aces_meld) else 2
+            hi_max = ACE_HIGH if (mr.ace_high and mr.aces_meld) else 13
+            for low in range(lo_min, hi_max + 1):
+                group: list[int] = []
+                missing = 0
+                for high in range(low, hi_max + 1):
+                    if held >> high & 1:
+                        group.append((1 if high == ACE_HIGH else high) * 5 + suit)
+                    else:
+                        missing += 1
+                    if high < low + mr.min_run - 1 or (low == 1 and high == ACE_HIGH):
+                        continue
+                    if missing > nw:
+                        break
+                    if t in group:
+                        g = tuple(sorted(group + wild_codes[:missing]))
+                        found[_order_key(g)] = g
+        out: list[Action] = []
+        for key in sorted(found, key=_finder_rank):
+            if len(out) >= MAX_TAKES_LISTED:
+                break
+            g = found[key]
+            if len(g) >= 3 and self.reads_codes(g):
+                rest = list(g)
+                rest.remove(t)
+                out.append(TakeDiscards(0, Group(tuple([_CARD_OF[c] for c in rest]))))
+        return out
+
+    def reads_codes(self, g: tuple[int, ...]) -> bool:
+        """``group_reads`` of the cards of sorted codes ``g``, remembered."""
+        ok = self.coded.get(g)
+        if ok is None:
+            if len(self.coded) > _VERDICTS_LIMIT:
+                self.coded.clear()
+            ok = self.coded[g] = self.group_reads(tuple([_CARD_OF[c] for c in g]))
+        return ok
 
     def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
         """Whether ``hand`` holds ``group``, one of ``find_melds(hand)``: always, save a group of wilds only, which
@@ -878,6 +977,13 @@ class _LayOffs:
 
 
 _SPADES_BIT = 1 << int(Suit.SPADES)
+
+
+def _finder_rank(key: int) -> tuple[int, int]:
+    """``find_melds``' order of a group by its ``_order_key``: longest first, then by codes."""
+    return -key.bit_length(), key
+
+
 _EVERY_CARD: list[Card] = sorted(set(build_deck(1, 1)))  # the 52 cards and the joker, in card order
 _DISCARD_OF: dict[Card, Discard] = {}  # one Discard per card, shared by every listing (actions are immutable)
 
