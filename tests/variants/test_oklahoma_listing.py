@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, shuffled
 from referee.rules.variants import find
 from referee.rules.variants.base import Action, Discard, DrawStock, Table, default_teams
-from referee.rules.variants.oklahoma import OklahomaState, _verdicts_for
+from referee.rules.variants.oklahoma import OklahomaState, _verdicts_for, read_group
 from tests.variants import oklahoma_listing_reference as old
 
 _OPTIONS = {
@@ -142,3 +142,21 @@ def test_group_verdict_on_codes_is_the_reference(cards: list[Card]) -> None:
         if JOKER in cards and not rules.joker:
             continue
         assert _verdicts_for(rules).group_reads(tuple(cards)) == old.group_reads(rules, cards), (rules.variant, cards)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(cards=_groups())
+def test_one_card_lay_offs_are_the_reference(cards: list[Card]) -> None:
+    """Which single cards lay off on a meld (sets, runs, deuce sets; with the set limit and ARL-3) is the old
+    ``_may_fit`` and ``group_extends``, for every card and every rules record."""
+    for rules in _RULES:
+        if (JOKER in cards and not rules.joker) or not old.group_reads(rules, cards):
+            continue
+        reading = read_group(rules, cards)
+        verdicts = _verdicts_for(rules)
+        for card in _EVERY:
+            want = old._may_fit(reading, card, rules.wilds) and old.group_extends(rules, reading, (card,))
+            assert verdicts.lays_off(reading, card) == want, (rules.variant, reading.describe(), card)
+
+
+_EVERY = [*_DECK, JOKER]

@@ -800,7 +800,7 @@ class _Verdicts:
     meld's owner, the cards being in hand) the caller checks, as ``verify_meld``, ``verify_lay_off`` and
     ``verify_take`` do."""
 
-    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "coded", "lay_offs")
+    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "coded", "lay_offs", "fits")
 
     def __init__(self, rules: OklahomaRules) -> None:
         self.rules = rules
@@ -812,6 +812,7 @@ class _Verdicts:
         self.coded: dict[tuple[int, ...], bool] = {}  # the same verdicts by the cards' sorted codes (pile takes)
         # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
         self.lay_offs: dict[int, _LayOffs] = {}
+        self.fits: dict[tuple[int, int, int, int], list[Card]] = {}  # may-fit cards by a meld's shape (a few hundred)
 
     def reads_as_meld(self, cards: tuple[Card, ...]) -> bool:
         ok = self.melds.get(cards)
@@ -943,8 +944,17 @@ class _Verdicts:
         if entry is None or entry.meld is not meld:
             if len(self.lay_offs) > _VERDICTS_LIMIT:
                 self.lay_offs.clear()
-            entry = self.lay_offs[id(meld)] = _LayOffs(
-                meld, [c for c in self.cards if _may_fit(meld, c, self.wilds)])
+            # ``_may_fit`` reads only the kind and the set's rank or the run's suit and ends: its cards by those
+            if meld.kind is MeldKind.SET:
+                shape = (0, int(meld.rank), 0, 0)
+            elif meld.kind is MeldKind.RUN:
+                shape = (1, int(meld.suit), meld.cards[0].pos, meld.cards[-1].pos)
+            else:
+                shape = (2, 0, 0, 0)
+            candidates = self.fits.get(shape)
+            if candidates is None:
+                candidates = self.fits[shape] = [c for c in self.cards if _may_fit(meld, c, self.wilds)]
+            entry = self.lay_offs[id(meld)] = _LayOffs(meld, candidates)
         return entry
 
     def lays_off_known(self, entry: _LayOffs, card: Card) -> bool:
@@ -952,7 +962,15 @@ class _Verdicts:
         known = entry.known
         ok = known.get(card)
         if ok is None:
-            ok = known[card] = self.extends(entry.meld, card)
+            meld = entry.meld
+            if meld.kind is MeldKind.SET:
+                # a set (FOR-3) takes a card of its rank or a wild, up to the set limit: what ``extends`` finds
+                # for a candidate (``_set_readings`` with the meld's cards fixed; ARL-3 never refuses a set, whose
+                # wilds stand for no suit)
+                max_set = self.meld_rules.max_set
+                ok = known[card] = max_set is None or len(meld.cards) < max_set
+            else:
+                ok = known[card] = self.extends(meld, card)
         return ok
 
     def lays_off(self, meld: MeldReading, card: Card) -> bool:
