@@ -567,7 +567,7 @@ class _Oklahoma:
             return []
         top, wilds = state.discards[-1], state.wild_ranks
         hand = state.hands[seat]
-        if wilds == verdicts.wilds and not verdicts.meld_rules.max_wilds and top.rank not in wilds:
+        if wilds == verdicts.wilds and verdicts.meld_rules.max_wilds is None and top.rank not in wilds:
             out = verdicts.takes(hand, top)
         else:
             out = self._pile_takes_found(hand, top, wilds, verdicts)
