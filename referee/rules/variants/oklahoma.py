@@ -13,6 +13,7 @@ joker, repeated) ending with ``Discard``, or going out by emptying the hand (a f
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -21,11 +22,18 @@ from typing import Any, ClassVar
 from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards, shuffle
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
+    _CARD_OF,
+    _CODE_OF,
+    ACE_HIGH,
     MeldKind,
     MeldReading,
     MeldRules,
     Placed,
     WildOnly,
+    _order_key,
+    _rank_bits,
+    _valid_run,
+    _valid_set,
     extend_meld,
     find_melds,
     read_meld,
@@ -517,35 +525,62 @@ class _Oklahoma:
         assert isinstance(state, OklahomaState)
         if state.over or seat != state.turn:
             return []
-        if state.phase is Phase.DRAW:
-            return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat)
         rules, hand = state.rules, state.hands[seat]
         verdicts = _verdicts_for(rules)
-        distinct = sorted(set(hand))
+        if state.phase is Phase.DRAW:
+            return ([DrawStock()] if state.stock else []) + self._pile_takes(state, seat, verdicts)
+        held = set(hand)
+        distinct = sorted(held)
         # what verify_discard refuses of a card in hand: the queen of spades while another card is held (FOR-10)
-        queen_kept = rules.queen_of_spades_discard_forbidden and any(c != QUEEN_OF_SPADES for c in hand)
-        discards: list[Action] = [Discard(c) for c in distinct if not (queen_kept and c == QUEEN_OF_SPADES)]
+        queen_kept = rules.queen_of_spades_discard_forbidden and QUEEN_OF_SPADES in held and len(held) > 1
+        discard_of = _DISCARD_OF
+        discards: list[Action] = []
+        for c in distinct:
+            if queen_kept and c == QUEEN_OF_SPADES:
+                continue
+            d = discard_of.get(c)
+            if d is None:
+                d = discard_of[c] = Discard(c)
+            discards.append(d)
         room = max(MAX_MELDS_LISTED, MAX_LISTED - len(discards))
         plays: list[Action] = []
+        most = min(room, MAX_MELDS_LISTED)
         for group in find_melds(hand, verdicts.meld_rules, verdicts.wilds):
-            if len(plays) >= min(room, MAX_MELDS_LISTED):
+            if len(plays) >= most:
                 break
             if verdicts.reads_as_meld(group) and verdicts.held(hand, group):
                 plays.append(Meld((Group(group),)))
         for meld in state.melds:
             if meld.owner != seat:
                 continue
-            for card in distinct:
-                if verdicts.lays_off(meld.reading, card):
+            # the cards that may lay off on the meld, in card order: those held, in the order of ``distinct``
+            entry = verdicts.lay_off_entry(meld.reading)
+            for card in entry.candidates:
+                if card in held and verdicts.lays_off_known(entry, card):
                     plays.append(LayOff(meld.id, (card,)))
-        plays.extend(self._exchanges(state, seat))
+        if rules.joker:
+            plays.extend(self._exchanges(state, seat))
         return discards + plays[:room]
 
-    def _pile_takes(self, state: OklahomaState, seat: int) -> list[Action]:
+    def _pile_takes(self, state: OklahomaState, seat: int, verdicts: _Verdicts) -> list[Action]:
         if not state.discards:
             return []
         top, wilds = state.discards[-1], state.wild_ranks
-        hand, verdicts = state.hands[seat], _verdicts_for(state.rules)
+        hand = state.hands[seat]
+        if wilds == verdicts.wilds and verdicts.meld_rules.max_wilds is None and top.rank not in wilds:
+            out = verdicts.takes(hand, top)
+        else:
+            out = self._pile_takes_found(hand, top, wilds, verdicts)
+        if state.rules.pile_take == ANY_MELD:
+            for meld in state.melds:
+                if meld.owner == seat and verdicts.extends(meld.reading, top):
+                    out.append(TakeDiscards(0, lay_off_on=meld.id))
+                    break
+        return out
+
+    def _pile_takes_found(self, hand: list[Card], top: Card, wilds: frozenset[Rank], verdicts: _Verdicts) -> list[Action]:
+        """The pile takes that meld the top card with cards from hand, from ``find_melds`` (a wild on top, or wild
+        ranks other than the rules')."""
         # only cards of the top card's rank or suit, and wilds, can meld with it
         near = [c for c in hand if c.rank in wilds or c.rank == top.rank or c.suit == top.suit]
         out: list[Action] = []
@@ -559,11 +594,6 @@ class _Oklahoma:
             # what verify_take checks of a take listed in the DRAW phase: two cards or more from hand, melding
             if len(rest) >= 2 and contains_cards(hand, rest) and verdicts.reads_as_meld((top, *rest)):
                 out.append(TakeDiscards(0, Group(tuple(rest))))
-        if state.rules.pile_take == ANY_MELD:
-            for meld in state.melds:
-                if meld.owner == seat and verdicts.extends(meld.reading, top):
-                    out.append(TakeDiscards(0, lay_off_on=meld.id))
-                    break
         return out
 
     def _exchanges(self, state: OklahomaState, seat: int) -> list[Action]:
@@ -770,22 +800,137 @@ class _Verdicts:
     meld's owner, the cards being in hand) the caller checks, as ``verify_meld``, ``verify_lay_off`` and
     ``verify_take`` do."""
 
-    __slots__ = ("rules", "meld_rules", "wilds", "melds", "lay_offs")
+    __slots__ = ("rules", "meld_rules", "wilds", "wild_bits", "cards", "melds", "coded", "lay_offs", "fits")
 
     def __init__(self, rules: OklahomaRules) -> None:
         self.rules = rules
         self.meld_rules = rules.meld_rules
         self.wilds = rules.wilds  # the hand's ``wild_ranks`` (``new_hand``)
+        self.wild_bits = _rank_bits(self.wilds)
+        self.cards = _EVERY_CARD
         self.melds: dict[tuple[Card, ...], bool] = {}
+        self.coded: dict[tuple[int, ...], bool] = {}  # the same verdicts by the cards' sorted codes (pile takes)
         # by the reading's identity: a reading is immutable and is held here, so its id names it while remembered
-        self.lay_offs: dict[int, tuple[MeldReading, dict[Card, bool]]] = {}
+        self.lay_offs: dict[int, _LayOffs] = {}
+        self.fits: dict[tuple[int, int, int, int], list[Card]] = {}  # may-fit cards by a meld's shape (a few hundred)
 
     def reads_as_meld(self, cards: tuple[Card, ...]) -> bool:
         ok = self.melds.get(cards)
         if ok is None:
             if len(self.melds) > _VERDICTS_LIMIT:
                 self.melds.clear()
-            ok = self.melds[cards] = group_reads(self.rules, cards)
+            ok = self.melds[cards] = self.group_reads(cards)
+        return ok
+
+    def group_reads(self, cards: tuple[Card, ...]) -> bool:
+        """``group_reads(rules, cards)`` on card codes, without building a reading: a group with a natural card
+        reads as a set (``_valid_set``) or a run (``_valid_run``), and is taken when it reads as exactly one of the
+        two. ARL-3 refuses only runs in which a deuce stands for the queen of spades beside another wild, so a
+        group that could be one (two wilds or more, its naturals all spades) and groups of wilds alone are read the
+        slow way. tests/variants/test_oklahoma_listing.py holds the two to the same answer."""
+        if not cards:
+            return False
+        wild_bits = self.wild_bits
+        codes: list[int] = []
+        naturals = nat_ranks = nat_suits = 0
+        for card in cards:
+            c = _CODE_OF[card]
+            codes.append(c)
+            if not wild_bits >> (c // 5) & 1:
+                naturals += 1
+                nat_ranks |= 1 << (c // 5)
+                nat_suits |= 1 << (c % 5)
+        if naturals == 0 or (self.rules.deuce_queen_natural_only and len(codes) - naturals >= 2
+                             and nat_suits == _SPADES_BIT):
+            return group_reads(self.rules, cards)
+        codes.sort()
+        g = tuple(codes)
+        mr = self.meld_rules
+        return _valid_set(g, mr, wild_bits, naturals, nat_ranks) != _valid_run(g, mr, wild_bits, naturals, nat_suits)
+
+    def takes(self, hand: Sequence[Card], top: Card) -> list[Action]:
+        """The first few pile takes that meld a natural top card with two cards or more from ``hand``, as
+        ``_pile_takes_found`` lists them, without the meld finder: its candidates that hold the top card, made the
+        finder's way (``melds._set_groups`` of the top card's rank, ``melds._run_groups`` of its suit, from the hand's
+        cards near it and the top card), in its order (longest first, then by codes), each kept when it reads as a
+        meld. A group that reads as a meld is valid, so the finder lists it; its cards other than the top card are
+        the near cards, so the hand holds them."""
+        mr = self.meld_rules
+        wild_bits = self.wild_bits
+        t = _CODE_OF[top]
+        rank, suit = t // 5, t % 5
+        rank_codes = [t]
+        wild_codes: list[int] = []
+        held = (1 << 1 | 1 << ACE_HIGH) if rank == 1 else 1 << rank  # the suit's run positions held (the top card's)
+        ranks = 1 << rank  # the suit's natural ranks held
+        near = 1
+        for card in hand:
+            c = _CODE_OF[card]
+            r = c // 5
+            if wild_bits >> r & 1:
+                wild_codes.append(c)
+                near += 1
+                continue
+            if r == rank:
+                rank_codes.append(c)
+            if c % 5 == suit:
+                held |= (1 << 1 | 1 << ACE_HIGH) if r == 1 else 1 << r
+                ranks |= 1 << r
+            elif r != rank:
+                continue
+            near += 1
+        wild_codes.sort()
+        nw = len(wild_codes)
+        found: dict[int, tuple[int, ...]] = {}
+        if mr.sets and len(rank_codes) + nw >= mr.min_set:
+            top_size = mr.max_set if mr.max_set is not None else near
+            rank_codes.sort()
+            kinds = sorted(set(rank_codes))
+            most = min(len(rank_codes), top_size)
+            for taken in itertools.product(*(range(rank_codes.count(c) + 1) for c in kinds)):
+                size = sum(taken)
+                if not 1 <= size <= most or size + nw < mr.min_set or taken[kinds.index(t)] == 0:
+                    continue
+                combo = [c for c, n in zip(kinds, taken, strict=True) for _ in range(n)]
+                for k in range(max(0, mr.min_set - size), min(nw, top_size - size) + 1):
+                    g = tuple(sorted(combo + wild_codes[:k]))
+                    found[_order_key(g)] = g
+        if mr.runs and bin(ranks).count("1") + nw >= mr.min_run:
+            lo_min = 1 if (mr.ace_low and mr.aces_meld) else 2
+            hi_max = ACE_HIGH if (mr.ace_high and mr.aces_meld) else 13
+            for low in range(lo_min, hi_max + 1):
+                group: list[int] = []
+                missing = 0
+                for high in range(low, hi_max + 1):
+                    if held >> high & 1:
+                        group.append((1 if high == ACE_HIGH else high) * 5 + suit)
+                    else:
+                        missing += 1
+                    if high < low + mr.min_run - 1 or (low == 1 and high == ACE_HIGH):
+                        continue
+                    if missing > nw:
+                        break
+                    if t in group:
+                        g = tuple(sorted(group + wild_codes[:missing]))
+                        found[_order_key(g)] = g
+        out: list[Action] = []
+        for key in sorted(found, key=_finder_rank):
+            if len(out) >= MAX_TAKES_LISTED:
+                break
+            g = found[key]
+            if len(g) >= 3 and self.reads_codes(g):
+                rest = list(g)
+                rest.remove(t)
+                out.append(TakeDiscards(0, Group(tuple([_CARD_OF[c] for c in rest]))))
+        return out
+
+    def reads_codes(self, g: tuple[int, ...]) -> bool:
+        """``group_reads`` of the cards of sorted codes ``g``, remembered."""
+        ok = self.coded.get(g)
+        if ok is None:
+            if len(self.coded) > _VERDICTS_LIMIT:
+                self.coded.clear()
+            ok = self.coded[g] = self.group_reads(tuple([_CARD_OF[c] for c in g]))
         return ok
 
     def held(self, hand: Sequence[Card], group: tuple[Card, ...]) -> bool:
@@ -793,28 +938,88 @@ class _Verdicts:
         the finder may list with a wild more often than it is held."""
         return not all(c.rank in self.wilds for c in group) or contains_cards(hand, group)
 
-    def lays_off(self, meld: MeldReading, card: Card) -> bool:
-        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
-        seen = self.lay_offs.get(id(meld))
-        if seen is None or seen[0] is not meld:
+    def lay_off_entry(self, meld: MeldReading) -> _LayOffs:
+        """What is remembered of ``meld`` for one-card lay-offs (made the first time the reading is seen)."""
+        entry = self.lay_offs.get(id(meld))
+        if entry is None or entry.meld is not meld:
             if len(self.lay_offs) > _VERDICTS_LIMIT:
                 self.lay_offs.clear()
-            seen = self.lay_offs[id(meld)] = (meld, {})
-        known = seen[1]
+            # ``_may_fit`` reads only the kind and the set's rank or the run's suit and ends: its cards by those
+            if meld.kind is MeldKind.SET:
+                shape = (0, int(meld.rank), 0, 0)
+            elif meld.kind is MeldKind.RUN:
+                shape = (1, int(meld.suit), meld.cards[0].pos, meld.cards[-1].pos)
+            else:
+                shape = (2, 0, 0, 0)
+            candidates = self.fits.get(shape)
+            if candidates is None:
+                candidates = self.fits[shape] = [c for c in self.cards if _may_fit(meld, c, self.wilds)]
+            entry = self.lay_offs[id(meld)] = _LayOffs(meld, candidates)
+        return entry
+
+    def lays_off_known(self, entry: _LayOffs, card: Card) -> bool:
+        """Whether ``card``, one of ``entry.candidates``, lays off alone on ``entry.meld``."""
+        known = entry.known
         ok = known.get(card)
         if ok is None:
-            ok = known[card] = _may_fit(meld, card, self.wilds) and self.extends(meld, card)
+            meld = entry.meld
+            if meld.kind is MeldKind.SET:
+                # a set (FOR-3) takes a card of its rank or a wild, up to the set limit: what ``extends`` finds
+                # for a candidate (``_set_readings`` with the meld's cards fixed; ARL-3 never refuses a set, whose
+                # wilds stand for no suit)
+                max_set = self.meld_rules.max_set
+                ok = known[card] = max_set is None or len(meld.cards) < max_set
+            else:
+                ok = known[card] = self.extends(meld, card)
         return ok
+
+    def lays_off(self, meld: MeldReading, card: Card) -> bool:
+        """Whether ``card`` lays off alone on ``meld``: it may fit (``_may_fit``) and the meld extends with it."""
+        entry = self.lay_off_entry(meld)
+        return card in entry.candidates and self.lays_off_known(entry, card)
 
     def extends(self, meld: MeldReading, card: Card) -> bool:
         return group_extends(self.rules, meld, (card,))
 
 
+class _LayOffs:
+    """One meld reading's one-card lay-offs: the cards that may fit it (``_may_fit``), in card order, and the
+    verdicts on those asked so far."""
+
+    __slots__ = ("meld", "candidates", "known")
+
+    def __init__(self, meld: MeldReading, candidates: list[Card]) -> None:
+        self.meld = meld
+        self.candidates = candidates
+        self.known: dict[Card, bool] = {}
+
+
+_SPADES_BIT = 1 << int(Suit.SPADES)
+
+
+def _finder_rank(key: int) -> tuple[int, int]:
+    """``find_melds``' order of a group by its ``_order_key``: longest first, then by codes."""
+    return -key.bit_length(), key
+
+
+_EVERY_CARD: list[Card] = sorted(set(build_deck(1, 1)))  # the 52 cards and the joker, in card order
+_DISCARD_OF: dict[Card, Discard] = {}  # one Discard per card, shared by every listing (actions are immutable)
+
 _verdicts: dict[OklahomaRules, _Verdicts] = {}
+# by the record's identity first: each match configures a record of its own, and hashing or comparing one (the
+# dataclass's 18 fields, in Python even when compiled) cost more than the rest of a listing's look-ups
+_verdicts_by_id: dict[int, tuple[OklahomaRules, _Verdicts]] = {}
 
 
 def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
-    return remembered(_verdicts, rules, _Verdicts)
+    seen = _verdicts_by_id.get(id(rules))
+    if seen is not None and seen[0] is rules:
+        return seen[1]
+    found = remembered(_verdicts, rules, _Verdicts)
+    if len(_verdicts_by_id) > 64:
+        _verdicts_by_id.clear()
+    _verdicts_by_id[id(rules)] = (rules, found)
+    return found
 
 
 _MAX_SET = OptionSpec("max_set", ("4", "unlimited"), "largest set: 4 cards, or no limit", "FOR-3")
