@@ -281,6 +281,92 @@ def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
     return extend_meld(meld.reading, cards, rules.meld_rules, rules.wilds, stands_for, rule)
 
 
+# ---------------------------------------------------------------- what the listing remembers
+
+_CODE: dict[Card, int] = {Card(r, s): int(r) * 5 + int(s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
+_CODES = int(Rank.KING) * 5 + int(Suit.CLUBS) + 1  # card codes, ``rank * 5 + suit``: 0 (a joker) to 69
+_EVERY_CARD: tuple[Card, ...] = tuple(sorted(_CODE))
+_MEMORY_LIMIT = 1 << 15  # entries remembered per rules in each memory before it is cleared
+_UNKNOWN: tuple[Card, ...] = ()  # a look-up's miss (a remembered best meld is never empty)
+
+
+class _ListingMemory:
+    """What ``legal_actions`` remembers for one rules record: the best meld a pile's bottom card makes (by
+    ``_legal_takes``'s key), each new meld's points (-1: ambiguous, never listed), which cards extend each table
+    meld's reading (by the reading's identity: readings are immutable and shared by copies of a state), and per
+    card code its run-position bits and what it counts in hand."""
+
+    __slots__ = ("best", "points", "accepts", "bits", "values")
+
+    def __init__(self, rules: FiveHundredRules) -> None:
+        self.best: dict[int, tuple[Card, ...] | None] = {}
+        self.points: dict[tuple[Card, ...], int] = {}
+        self.accepts: dict[int, tuple[MeldReading, MeldKind, int]] = {}
+        self.bits = [0] * _CODES
+        self.values = [0] * _CODES
+        for card, code in _CODE.items():
+            self.bits[code] = _position_bits(card, rules.meld_rules)
+            self.values[code] = in_hand_value(card, rules)
+
+
+_memories: dict[FiveHundredRules, _ListingMemory] = {}
+_by_identity: dict[int, tuple[FiveHundredRules, _ListingMemory]] = {}  # the same, found without hashing the record
+
+
+def _memory(rules: FiveHundredRules) -> _ListingMemory:
+    entry = _by_identity.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    memory = _memories.get(rules)
+    if memory is None:
+        if len(_memories) > 64:
+            _memories.clear()
+        memory = _memories[rules] = _ListingMemory(rules)
+    if len(_by_identity) > 64:
+        _by_identity.clear()
+    _by_identity[id(rules)] = (rules, memory)  # holds ``rules``, so its id is not reused while remembered
+    return memory
+
+
+def _block(held: int, own: int) -> int:
+    """The positions of ``held`` (bits) joined to those of ``own`` by unbroken stretches of held positions: with
+    no wilds, the only runs a card at ``own`` can be part of lie there."""
+    block = own
+    while True:
+        grown = block | (block << 1 | block >> 1) & held
+        if grown == block:
+            return block
+        block = grown
+
+
+def _new_meld_points(group: tuple[Card, ...], rules: FiveHundredRules) -> int:
+    """``meld_points`` of a group laid down as a new meld, -1 when its wilds could be read several ways."""
+    try:
+        reading = read_meld(group, rules.meld_rules, rules.wilds)
+    except IllegalAction:
+        return -1
+    return meld_points(reading, rules)
+
+
+def _accepts(meld: TableMeld, rules: FiveHundredRules, memory: _ListingMemory) -> int:
+    """The codes of the single cards that extend ``meld`` (``_fits`` then ``extension``), as bits of an int,
+    worked out once per reading."""
+    reading = meld.reading
+    kind = meld.meld_kind
+    entry = memory.accepts.get(id(reading))
+    if entry is not None and entry[0] is reading and entry[1] is kind:
+        return entry[2]
+    key = _fit_key(meld)
+    mask = 0
+    for card in _EVERY_CARD:
+        if _fits(card, key, rules) and extension(reading, (card,), rules.meld_rules, rules.wilds) is not None:
+            mask |= 1 << _CODE[card]
+    if len(memory.accepts) > _MEMORY_LIMIT:
+        memory.accepts.clear()
+    memory.accepts[id(reading)] = (reading, kind, mask)  # holds ``reading``: its id is not reused while here
+    return mask
+
+
 # ---------------------------------------------------------------- the engine shared by the three games
 
 
@@ -354,23 +440,29 @@ class _FiveHundredFamily:
         if st.phase is Phase.DRAW:
             out: list[Action] = [DrawStock()] if st.stock else [EndTurn()]
             return out + self._legal_takes(st, seat)
+        memory = _memory(rules)
         hand = st.hands[seat]
-        discards: list[Action] = [Discard(c) for c in sorted(set(hand))]
+        distinct = set(hand)  # iterated twice below, in one (hash) order: the lay-offs' ties keep it
+        discards: list[Action] = [Discard(c) for c in sorted(distinct)]
         room = max(MAX_LISTED - len(discards), 12)
         melds: list[tuple[int, Action]] = []
+        points = memory.points
         for group in melds_in(hand, rules):
-            try:
-                reading = read_meld(group, rules.meld_rules, rules.wilds)
-            except IllegalAction:
-                continue
-            melds.append((meld_points(reading, rules), Meld((Group(group),))))
+            pts = points.get(group)
+            if pts is None:
+                pts = points[group] = _new_meld_points(group, rules)
+            if pts >= 0:
+                melds.append((pts, Meld((Group(group),))))
         melds.sort(key=lambda t: -t[0])
         layoffs: list[Action] = []
-        keyed = [(m, _fit_key(m)) for m in st.melds]
-        for card in sorted(set(hand), key=lambda c: -in_hand_value(c, rules)):
-            for m, key in keyed:
-                if _fits(card, key, rules) and self._can_extend(m, (card,), rules):
-                    layoffs.append(LayOff(m.id, (card,)))
+        table = [(m.id, _accepts(m, rules, memory)) for m in st.melds]
+        if table:
+            values = memory.values
+            for card in sorted(distinct, key=lambda c: -values[_CODE[c]]):
+                code = _CODE[card]
+                for meld_id, accepts in table:
+                    if accepts >> code & 1:
+                        layoffs.append(LayOff(meld_id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
         return plays + discards
@@ -380,25 +472,67 @@ class _FiveHundredFamily:
         return extension(meld.reading, cards, rules.meld_rules, rules.wilds) is not None
 
     def _legal_takes(self, st: FiveHundredState, seat: int) -> list[Action]:
-        """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3)."""
+        """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3).
+
+        Depth by depth, the cards that could join the bottom card (hand plus the cards above it) are counted by
+        fixed slots: the copies held of each card and, per suit, the run positions held. The best meld for a
+        bottom card (``ways_to_meld``'s first) depends only on the copies of its rank, the wilds and the run
+        positions of its suit (with no wilds, only the unbroken stretch through it): remembered under that key,
+        so new hands hit it. Lay-offs read each table meld's remembered cards that extend it (``_accepts``)."""
         rules = _st(st)[1]
+        pile = st.discards
+        if not pile:
+            return []
+        memory = _memory(rules)
         hand = st.hands[seat]
         out: list[Action] = []
-        pile = st.discards
-        keyed = [(m, _fit_key(m)) for m in st.melds]
-        for k in range(1, len(pile) + 1):
-            bottom = pile[-k]
-            above = pile[len(pile) - k + 1:]
-            ways = ways_to_meld(bottom, [*hand, *above], rules)
-            if ways:
-                out.append(TakeDiscards(k, meld=Group(ways[0])))
+        table = [(m.id, _accepts(m, rules, memory)) for m in st.melds]
+        copies = [0] * _CODES
+        held = [0] * (int(Suit.CLUBS) + 1)
+        bits = memory.bits
+        for c in hand:
+            code = _CODE[c]
+            copies[code] += 1
+            held[code % 5] |= bits[code]
+        wild = rules.jokers_wild
+        best_of = memory.best
+        n = len(pile)
+        for k in range(1, n + 1):
+            bottom = pile[n - k]
+            code = _CODE[bottom]
+            best: tuple[Card, ...] | None
+            if wild and code == 0:  # a wild bottom card may join anything: no short key
+                ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
+                best = ways[0] if ways else None
             else:
-                for m, key in keyed:
-                    if _fits(bottom, key, rules) and self._can_extend(m, (bottom,), rules):
-                        out.append(TakeDiscards(k, lay_off_on=m.id))
+                base = code - code % 5
+                run = held[code % 5] | bits[code]
+                if wild and copies[0]:
+                    key = copies[0] << 37  # wilds may fill gaps: every position of the suit counts
+                else:
+                    run = _block(run, bits[code])  # no wilds: only the unbroken stretch through the bottom card
+                    key = 0
+                key |= (code | copies[base] << 7 | copies[base + 1] << 10 | copies[base + 2] << 13
+                        | copies[base + 3] << 16 | copies[base + 4] << 19 | run << 22)
+                found = best_of.get(key, _UNKNOWN)
+                if found is _UNKNOWN:
+                    ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
+                    if len(best_of) > _MEMORY_LIMIT:
+                        best_of.clear()
+                    best = best_of[key] = ways[0] if ways else None
+                else:
+                    best = found
+            if best is not None:
+                out.append(TakeDiscards(k, meld=Group(best)))
+            else:
+                for meld_id, accepts in table:
+                    if accepts >> code & 1:
+                        out.append(TakeDiscards(k, lay_off_on=meld_id))
                         break
             if len(out) >= MAX_TAKES:
                 break
+            copies[code] += 1  # the bottom card joins the cards above the next depth's bottom
+            held[code % 5] |= bits[code]
         return out
 
     def default_action(self, state: HandState, seat: int, missed_turns: int) -> Action:
