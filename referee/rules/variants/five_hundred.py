@@ -218,16 +218,22 @@ def _position_bits(card: Card, mr: MeldRules) -> int:
 
 def _could_meld(bottom: Card, naturals: Sequence[Card], mr: MeldRules) -> bool:
     """Whether ``bottom`` has two partners for a set or a run of three among ``naturals`` (no wilds)."""
-    if mr.sets and sum(1 for c in naturals if c.rank == bottom.rank) >= 2:
-        return True
-    if not mr.runs:
-        return False
     have = 0
     for c in naturals:
         if c.suit == bottom.suit:
             have |= _position_bits(c, mr)
+    return _could_meld_bits(sum(1 for c in naturals if c.rank == bottom.rank), have, _position_bits(bottom, mr), mr)
+
+
+def _could_meld_bits(same_rank: int, have: int, own: int, mr: MeldRules) -> bool:
+    """``_could_meld`` on counts: ``same_rank`` cards of the bottom card's rank, ``have`` the run positions held in
+    its suit (bits), ``own`` its own positions."""
+    if mr.sets and same_rank >= 2:
+        return True
+    if not mr.runs:
+        return False
     have <<= 2  # so that the two positions below position 1 are bits too
-    own = _position_bits(bottom, mr) << 2
+    own <<= 2
     for b in range(3, 17):  # b: a position of ``bottom``, shifted by two
         if own >> b & 1 and (have >> (b - 2) & 3 == 3 or have >> (b - 1) & 5 == 5 or have >> (b + 1) & 3 == 3):
             return True  # two below it, one either side, or two above it
@@ -285,23 +291,22 @@ def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
 
 _CODE: dict[Card, int] = {Card(r, s): int(r) * 5 + int(s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
 _CODES = int(Rank.KING) * 5 + int(Suit.CLUBS) + 1  # card codes, ``rank * 5 + suit``: 0 (a joker) to 69
-_EVERY_CARD: tuple[Card, ...] = tuple(sorted(_CODE))
 _MEMORY_LIMIT = 1 << 15  # entries remembered per rules in each memory before it is cleared
 _UNKNOWN: tuple[Card, ...] = ()  # a look-up's miss (a remembered best meld is never empty)
 
 
 class _ListingMemory:
     """What ``legal_actions`` remembers for one rules record: the best meld a pile's bottom card makes (by
-    ``_legal_takes``'s key), each new meld's points (-1: ambiguous, never listed), which cards extend each table
+    ``_legal_takes``'s key), the new melds of a hand's melding cards (``_new_melds``), which cards extend each table
     meld's reading (by the reading's identity: readings are immutable and shared by copies of a state), and per
     card code its run-position bits and what it counts in hand."""
 
-    __slots__ = ("best", "points", "accepts", "bits", "values")
+    __slots__ = ("best", "melds", "fits", "bits", "values")
 
     def __init__(self, rules: FiveHundredRules) -> None:
         self.best: dict[int, tuple[Card, ...] | None] = {}
-        self.points: dict[tuple[Card, ...], int] = {}
-        self.accepts: dict[int, tuple[MeldReading, MeldKind, int]] = {}
+        self.melds: dict[tuple[int, ...], list[tuple[int, Action]]] = {}
+        self.fits: dict[int, _MeldFit] = {}
         self.bits = [0] * _CODES
         self.values = [0] * _CODES
         for card, code in _CODE.items():
@@ -339,32 +344,91 @@ def _block(held: int, own: int) -> int:
         block = grown
 
 
-def _new_meld_points(group: tuple[Card, ...], rules: FiveHundredRules) -> int:
-    """``meld_points`` of a group laid down as a new meld, -1 when its wilds could be read several ways."""
-    try:
-        reading = read_meld(group, rules.meld_rules, rules.wilds)
-    except IllegalAction:
-        return -1
-    return meld_points(reading, rules)
+def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMemory) -> list[tuple[int, Action]]:
+    """Each new meld of ``hand`` (``melds_in``) with its points, best first (ties in the finder's order), those
+    whose wilds could be read several ways left out. With no wild in hand, only cards of a rank held three times
+    or in a stretch of three run positions can meld: the melds are those of these cards, remembered by them
+    (a hand keeps its few melding cards for turns while the rest changes). A hand with a wild is remembered whole."""
+    mr = rules.meld_rules
+    copies = [0] * _CODES
+    held = [0] * (int(Suit.CLUBS) + 1)
+    ranks = [0] * (int(Rank.KING) + 1)
+    bits = memory.bits
+    for c in hand:
+        code = _CODE[c]
+        copies[code] += 1
+        held[code % 5] |= bits[code]
+        ranks[code // 5] += 1
+    key: tuple[int, ...]
+    if rules.jokers_wild and copies[0]:
+        key = tuple(sorted(_CODE[c] for c in hand))
+    else:
+        runs = [_stretches(have) if mr.runs else 0 for have in held]
+        keep: list[int] = []
+        for code in range(_CODES):
+            n = copies[code]
+            if n and (mr.sets and ranks[code // 5] >= 3 or bits[code] & runs[code % 5]):
+                keep.extend([code] * n)
+        if not keep:
+            return []  # ``melds_in``'s quick count: no set or run of three
+        key = tuple(keep)
+    found = memory.melds.get(key)
+    if found is None:
+        scored: list[tuple[int, Action]] = []
+        for group in melds_in(hand, rules):
+            try:
+                reading = read_meld(group, mr, rules.wilds)
+            except IllegalAction:
+                continue
+            scored.append((meld_points(reading, rules), Meld((Group(group),))))
+        scored.sort(key=lambda t: -t[0])
+        if len(memory.melds) > _MEMORY_LIMIT:
+            memory.melds.clear()
+        found = memory.melds[key] = scored
+    return list(found)
 
 
-def _accepts(meld: TableMeld, rules: FiveHundredRules, memory: _ListingMemory) -> int:
-    """The codes of the single cards that extend ``meld`` (``_fits`` then ``extension``), as bits of an int,
-    worked out once per reading."""
+def _stretches(have: int) -> int:
+    """The positions of ``have`` (bits) in unbroken stretches of three or more."""
+    three = have & have >> 1 & have >> 2  # the lowest position of each three in a row
+    return three | three << 1 | three << 2
+
+
+class _MeldFit:
+    """Which single cards extend one table meld's reading (``_fits``, then ``extension``), as bits by card code:
+    worked out card by card as they are asked about, and kept while the reading stays on the table."""
+
+    __slots__ = ("reading", "kind", "key", "known", "takes_bits")
+
+    def __init__(self, meld: TableMeld) -> None:
+        self.reading = meld.reading
+        self.kind = meld.meld_kind
+        self.key = _fit_key(meld)
+        self.known = 0  # the codes asked about
+        self.takes_bits = 0  # those that extend it
+
+    def takes(self, card: Card, code: int, rules: FiveHundredRules) -> bool:
+        bit = 1 << code
+        if self.known & bit:
+            return bool(self.takes_bits & bit)
+        ok = _fits(card, self.key, rules) and extension(self.reading, (card,), rules.meld_rules, rules.wilds) is not None
+        self.known |= bit
+        if ok:
+            self.takes_bits |= bit
+        return ok
+
+
+def _fit_of(meld: TableMeld, rules: FiveHundredRules, memory: _ListingMemory) -> _MeldFit:
+    """The meld's ``_MeldFit``, remembered by its reading's identity (readings are immutable and shared by copies
+    of a state; the entry holds the reading, so its id is not reused while remembered)."""
     reading = meld.reading
-    kind = meld.meld_kind
-    entry = memory.accepts.get(id(reading))
-    if entry is not None and entry[0] is reading and entry[1] is kind:
-        return entry[2]
-    key = _fit_key(meld)
-    mask = 0
-    for card in _EVERY_CARD:
-        if _fits(card, key, rules) and extension(reading, (card,), rules.meld_rules, rules.wilds) is not None:
-            mask |= 1 << _CODE[card]
-    if len(memory.accepts) > _MEMORY_LIMIT:
-        memory.accepts.clear()
-    memory.accepts[id(reading)] = (reading, kind, mask)  # holds ``reading``: its id is not reused while here
-    return mask
+    fit = memory.fits.get(id(reading))
+    if fit is not None and fit.reading is reading and fit.kind is meld.meld_kind:
+        return fit
+    if len(memory.fits) > _MEMORY_LIMIT:
+        memory.fits.clear()
+    fit = memory.fits[id(reading)] = _MeldFit(meld)
+    return fit
 
 
 # ---------------------------------------------------------------- the engine shared by the three games
@@ -445,23 +509,15 @@ class _FiveHundredFamily:
         distinct = set(hand)  # iterated twice below, in one (hash) order: the lay-offs' ties keep it
         discards: list[Action] = [Discard(c) for c in sorted(distinct)]
         room = max(MAX_LISTED - len(discards), 12)
-        melds: list[tuple[int, Action]] = []
-        points = memory.points
-        for group in melds_in(hand, rules):
-            pts = points.get(group)
-            if pts is None:
-                pts = points[group] = _new_meld_points(group, rules)
-            if pts >= 0:
-                melds.append((pts, Meld((Group(group),))))
-        melds.sort(key=lambda t: -t[0])
+        melds = _new_melds(hand, rules, memory)
         layoffs: list[Action] = []
-        table = [(m.id, _accepts(m, rules, memory)) for m in st.melds]
+        table = [(m.id, _fit_of(m, rules, memory)) for m in st.melds]
         if table:
             values = memory.values
             for card in sorted(distinct, key=lambda c: -values[_CODE[c]]):
                 code = _CODE[card]
-                for meld_id, accepts in table:
-                    if accepts >> code & 1:
+                for meld_id, fit in table:
+                    if fit.takes(card, code, rules):
                         layoffs.append(LayOff(meld_id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
@@ -478,7 +534,7 @@ class _FiveHundredFamily:
         fixed slots: the copies held of each card and, per suit, the run positions held. The best meld for a
         bottom card (``ways_to_meld``'s first) depends only on the copies of its rank, the wilds and the run
         positions of its suit (with no wilds, only the unbroken stretch through it): remembered under that key,
-        so new hands hit it. Lay-offs read each table meld's remembered cards that extend it (``_accepts``)."""
+        so new hands hit it. Lay-offs read each table meld's remembered cards that extend it (``_MeldFit``)."""
         rules = _st(st)[1]
         pile = st.discards
         if not pile:
@@ -486,7 +542,7 @@ class _FiveHundredFamily:
         memory = _memory(rules)
         hand = st.hands[seat]
         out: list[Action] = []
-        table = [(m.id, _accepts(m, rules, memory)) for m in st.melds]
+        table = [(m.id, _fit_of(m, rules, memory)) for m in st.melds]
         copies = [0] * _CODES
         held = [0] * (int(Suit.CLUBS) + 1)
         bits = memory.bits
@@ -495,25 +551,28 @@ class _FiveHundredFamily:
             copies[code] += 1
             held[code % 5] |= bits[code]
         wild = rules.jokers_wild
+        mr = rules.meld_rules
         best_of = memory.best
         n = len(pile)
         for k in range(1, n + 1):
             bottom = pile[n - k]
             code = _CODE[bottom]
-            best: tuple[Card, ...] | None
+            suit = code % 5
+            base = code - suit
+            best: tuple[Card, ...] | None = None
             if wild and code == 0:  # a wild bottom card may join anything: no short key
                 ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
                 best = ways[0] if ways else None
-            else:
-                base = code - code % 5
-                run = held[code % 5] | bits[code]
+            elif wild and copies[0] or _could_meld_bits(
+                copies[base] + copies[base + 1] + copies[base + 2] + copies[base + 3] + copies[base + 4],
+                held[suit], bits[code], mr,
+            ):  # else ``ways_to_meld`` answers at once: no partners for a set or a run
                 if wild and copies[0]:
-                    key = copies[0] << 37  # wilds may fill gaps: every position of the suit counts
+                    key = copies[0] << 37 | (held[suit] | bits[code]) << 22  # wilds may fill gaps: all positions count
                 else:
-                    run = _block(run, bits[code])  # no wilds: only the unbroken stretch through the bottom card
-                    key = 0
+                    key = _block(held[suit] | bits[code], bits[code]) << 22  # only the unbroken stretch through it
                 key |= (code | copies[base] << 7 | copies[base + 1] << 10 | copies[base + 2] << 13
-                        | copies[base + 3] << 16 | copies[base + 4] << 19 | run << 22)
+                        | copies[base + 3] << 16 | copies[base + 4] << 19)
                 found = best_of.get(key, _UNKNOWN)
                 if found is _UNKNOWN:
                     ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
@@ -525,14 +584,14 @@ class _FiveHundredFamily:
             if best is not None:
                 out.append(TakeDiscards(k, meld=Group(best)))
             else:
-                for meld_id, accepts in table:
-                    if accepts >> code & 1:
+                for meld_id, fit in table:
+                    if fit.takes(bottom, code, rules):
                         out.append(TakeDiscards(k, lay_off_on=meld_id))
                         break
             if len(out) >= MAX_TAKES:
                 break
             copies[code] += 1  # the bottom card joins the cards above the next depth's bottom
-            held[code % 5] |= bits[code]
+            held[suit] |= bits[code]
         return out
 
     def default_action(self, state: HandState, seat: int, missed_turns: int) -> Action:
