@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.rules.cards import Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
+from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
     MeldKind,
@@ -291,6 +291,16 @@ def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
 
 _CODE: dict[Card, int] = {Card(r, s): int(r) * 5 + int(s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
 _CODES = int(Rank.KING) * 5 + int(Suit.CLUBS) + 1  # card codes, ``rank * 5 + suit``: 0 (a joker) to 69
+
+
+def _by_code() -> list[Card]:
+    cards = [JOKER] * _CODES  # codes no card has are never read
+    for card, code in _CODE.items():
+        cards[code] = card
+    return cards
+
+
+_CARD = _by_code()
 _MEMORY_LIMIT = 1 << 15  # entries remembered per rules in each memory before it is cleared
 _UNKNOWN: tuple[Card, ...] = ()  # a look-up's miss (a remembered best meld is never empty)
 
@@ -360,6 +370,7 @@ def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMe
         held[code % 5] |= bits[code]
         ranks[code // 5] += 1
     key: tuple[int, ...]
+    melding: Sequence[Card] = hand
     if rules.jokers_wild and copies[0]:
         key = tuple(sorted(_CODE[c] for c in hand))
     else:
@@ -372,10 +383,11 @@ def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMe
         if not keep:
             return []  # ``melds_in``'s quick count: no set or run of three
         key = tuple(keep)
+        melding = [_CARD[code] for code in keep]
     found = memory.melds.get(key)
     if found is None:
         scored: list[tuple[int, Action]] = []
-        for group in melds_in(hand, rules):
+        for group in melds_in(melding, rules):
             try:
                 reading = read_meld(group, mr, rules.wilds)
             except IllegalAction:
@@ -388,6 +400,27 @@ def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMe
     return list(found)
 
 
+def _remember(memory: dict[int, tuple[Card, ...] | None], key: int,
+              best: tuple[Card, ...] | None) -> tuple[Card, ...] | None:
+    if len(memory) > _MEMORY_LIMIT:
+        memory.clear()
+    memory[key] = best
+    return best
+
+
+def _pool(key: int, own: int, suit: int, base: int) -> list[Card]:
+    """The cards a bottom card's no-wild key (``_legal_takes``) stands for: the copies of its rank counted there,
+    and a card at each run position of the stretch other than its own (``own``)."""
+    pool: list[Card] = []
+    for i in range(5):
+        pool.extend([_CARD[base + i]] * (key >> (7 + 3 * i) & 7))
+    block = key >> 22
+    for pos in range(1, 15):
+        if block >> pos & 1 and not own >> pos & 1:
+            pool.append(_CARD[(1 if pos == 14 else pos) * 5 + suit])
+    return pool
+
+
 def _stretches(have: int) -> int:
     """The positions of ``have`` (bits) in unbroken stretches of three or more."""
     three = have & have >> 1 & have >> 2  # the lowest position of each three in a row
@@ -395,27 +428,25 @@ def _stretches(have: int) -> int:
 
 
 class _MeldFit:
-    """Which single cards extend one table meld's reading (``_fits``, then ``extension``), as bits by card code:
-    worked out card by card as they are asked about, and kept while the reading stays on the table."""
+    """Which single cards extend one table meld's reading (``_fits``, then ``extension``), by card code (0: not
+    asked yet, 1: it does, 2: it does not): worked out card by card as they are asked about, and kept while the
+    reading stays on the table."""
 
-    __slots__ = ("reading", "kind", "key", "known", "takes_bits")
+    __slots__ = ("reading", "kind", "key", "verdicts")
 
     def __init__(self, meld: TableMeld) -> None:
         self.reading = meld.reading
         self.kind = meld.meld_kind
         self.key = _fit_key(meld)
-        self.known = 0  # the codes asked about
-        self.takes_bits = 0  # those that extend it
+        self.verdicts = [0] * _CODES
 
     def takes(self, card: Card, code: int, rules: FiveHundredRules) -> bool:
-        bit = 1 << code
-        if self.known & bit:
-            return bool(self.takes_bits & bit)
-        ok = _fits(card, self.key, rules) and extension(self.reading, (card,), rules.meld_rules, rules.wilds) is not None
-        self.known |= bit
-        if ok:
-            self.takes_bits |= bit
-        return ok
+        verdict = self.verdicts[code]
+        if verdict == 0:
+            ok = _fits(card, self.key, rules) and extension(self.reading, (card,), rules.meld_rules,
+                                                            rules.wilds) is not None
+            verdict = self.verdicts[code] = 1 if ok else 2
+        return verdict == 1
 
 
 def _fit_of(meld: TableMeld, rules: FiveHundredRules, memory: _ListingMemory) -> _MeldFit:
@@ -517,7 +548,8 @@ class _FiveHundredFamily:
             for card in sorted(distinct, key=lambda c: -values[_CODE[c]]):
                 code = _CODE[card]
                 for meld_id, fit in table:
-                    if fit.takes(card, code, rules):
+                    verdict = fit.verdicts[code]
+                    if verdict == 1 or verdict == 0 and fit.takes(card, code, rules):
                         layoffs.append(LayOff(meld_id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
@@ -563,29 +595,40 @@ class _FiveHundredFamily:
             if wild and code == 0:  # a wild bottom card may join anything: no short key
                 ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
                 best = ways[0] if ways else None
-            elif wild and copies[0] or _could_meld_bits(
-                copies[base] + copies[base + 1] + copies[base + 2] + copies[base + 3] + copies[base + 4],
-                held[suit], bits[code], mr,
-            ):  # else ``ways_to_meld`` answers at once: no partners for a set or a run
-                if wild and copies[0]:
-                    key = copies[0] << 37 | (held[suit] | bits[code]) << 22  # wilds may fill gaps: all positions count
-                else:
-                    key = _block(held[suit] | bits[code], bits[code]) << 22  # only the unbroken stretch through it
-                key |= (code | copies[base] << 7 | copies[base + 1] << 10 | copies[base + 2] << 13
-                        | copies[base + 3] << 16 | copies[base + 4] << 19)
+            elif wild and copies[0]:  # wilds may fill gaps: every position of the suit counts
+                key = (copies[0] << 37 | (held[suit] | bits[code]) << 22 | code | copies[base] << 7
+                       | copies[base + 1] << 10 | copies[base + 2] << 13 | copies[base + 3] << 16 | copies[base + 4] << 19)
                 found = best_of.get(key, _UNKNOWN)
                 if found is _UNKNOWN:
                     ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
-                    if len(best_of) > _MEMORY_LIMIT:
-                        best_of.clear()
-                    best = best_of[key] = ways[0] if ways else None
+                    best = _remember(best_of, key, ways[0] if ways else None)
                 else:
                     best = found
+            else:
+                same = copies[base] + copies[base + 1] + copies[base + 2] + copies[base + 3] + copies[base + 4]
+                if _could_meld_bits(same, held[suit], bits[code], mr):  # else ``ways_to_meld`` answers at once
+                    # No wilds: a set of its rank needs two more of that rank, and a run lies in the unbroken
+                    # stretch through it; what cannot make either is left out of the key (and of the pool).
+                    own = bits[code]
+                    block = _block(held[suit] | own, own) if mr.runs else own
+                    if not _stretches(block) & own:
+                        block = own
+                    key = code | block << 22
+                    if mr.sets and same >= 2:
+                        key |= (copies[base] << 7 | copies[base + 1] << 10 | copies[base + 2] << 13
+                                | copies[base + 3] << 16 | copies[base + 4] << 19)
+                    found = best_of.get(key, _UNKNOWN)
+                    if found is _UNKNOWN:
+                        ways = ways_to_meld(bottom, _pool(key, own, suit, base), rules)
+                        best = _remember(best_of, key, ways[0] if ways else None)
+                    else:
+                        best = found
             if best is not None:
                 out.append(TakeDiscards(k, meld=Group(best)))
             else:
                 for meld_id, fit in table:
-                    if fit.takes(bottom, code, rules):
+                    verdict = fit.verdicts[code]
+                    if verdict == 1 or verdict == 0 and fit.takes(bottom, code, rules):
                         out.append(TakeDiscards(k, lay_off_on=meld_id))
                         break
             if len(out) >= MAX_TAKES:
