@@ -291,6 +291,8 @@ def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
 
 _CODE: dict[Card, int] = {Card(r, s): int(r) * 5 + int(s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
 _CODES = int(Rank.KING) * 5 + int(Suit.CLUBS) + 1  # card codes, ``rank * 5 + suit``: 0 (a joker) to 69
+_SUIT_SLOTS = int(Suit.CLUBS) + 1
+_RANK_SLOTS = int(Rank.KING) + 1
 
 
 def _by_code() -> list[Card]:
@@ -360,26 +362,20 @@ def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMe
     or in a stretch of three run positions can meld: the melds are those of these cards, remembered by them
     (a hand keeps its few melding cards for turns while the rest changes). A hand with a wild is remembered whole."""
     mr = rules.meld_rules
-    copies = [0] * _CODES
-    held = [0] * (int(Suit.CLUBS) + 1)
-    ranks = [0] * (int(Rank.KING) + 1)
-    bits = memory.bits
-    for c in hand:
-        code = _CODE[c]
-        copies[code] += 1
-        held[code % 5] |= bits[code]
-        ranks[code // 5] += 1
+    codes = sorted([_CODE[c] for c in hand])
     key: tuple[int, ...]
     melding: Sequence[Card] = hand
-    if rules.jokers_wild and copies[0]:
-        key = tuple(sorted(_CODE[c] for c in hand))
+    if rules.jokers_wild and codes and codes[0] == 0:  # a joker sorts first
+        key = tuple(codes)
     else:
+        held = [0] * _SUIT_SLOTS
+        ranks = [0] * _RANK_SLOTS
+        bits = memory.bits
+        for code in codes:
+            held[code % 5] |= bits[code]
+            ranks[code // 5] += 1
         runs = [_stretches(have) if mr.runs else 0 for have in held]
-        keep: list[int] = []
-        for code in range(_CODES):
-            n = copies[code]
-            if n and (mr.sets and ranks[code // 5] >= 3 or bits[code] & runs[code % 5]):
-                keep.extend([code] * n)
+        keep = [code for code in codes if mr.sets and ranks[code // 5] >= 3 or bits[code] & runs[code % 5]]
         if not keep:
             return []  # ``melds_in``'s quick count: no set or run of three
         key = tuple(keep)
@@ -576,7 +572,7 @@ class _FiveHundredFamily:
         out: list[Action] = []
         table = [(m.id, _fit_of(m, rules, memory)) for m in st.melds]
         copies = [0] * _CODES
-        held = [0] * (int(Suit.CLUBS) + 1)
+        held = [0] * _SUIT_SLOTS
         bits = memory.bits
         for c in hand:
             code = _CODE[c]
