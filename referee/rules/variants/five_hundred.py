@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from referee.rules.cards import Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
+from referee.rules.cards import JOKER, Card, Rank, Suit, build_deck, contains_cards, format_cards, remove_cards
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption
 from referee.rules.melds import (
     MeldKind,
@@ -218,16 +218,22 @@ def _position_bits(card: Card, mr: MeldRules) -> int:
 
 def _could_meld(bottom: Card, naturals: Sequence[Card], mr: MeldRules) -> bool:
     """Whether ``bottom`` has two partners for a set or a run of three among ``naturals`` (no wilds)."""
-    if mr.sets and sum(1 for c in naturals if c.rank == bottom.rank) >= 2:
-        return True
-    if not mr.runs:
-        return False
     have = 0
     for c in naturals:
         if c.suit == bottom.suit:
             have |= _position_bits(c, mr)
+    return _could_meld_bits(sum(1 for c in naturals if c.rank == bottom.rank), have, _position_bits(bottom, mr), mr)
+
+
+def _could_meld_bits(same_rank: int, have: int, own: int, mr: MeldRules) -> bool:
+    """``_could_meld`` on counts: ``same_rank`` cards of the bottom card's rank, ``have`` the run positions held in
+    its suit (bits), ``own`` its own positions."""
+    if mr.sets and same_rank >= 2:
+        return True
+    if not mr.runs:
+        return False
     have <<= 2  # so that the two positions below position 1 are bits too
-    own = _position_bits(bottom, mr) << 2
+    own <<= 2
     for b in range(3, 17):  # b: a position of ``bottom``, shifted by two
         if own >> b & 1 and (have >> (b - 2) & 3 == 3 or have >> (b - 1) & 5 == 5 or have >> (b + 1) & 3 == 3):
             return True  # two below it, one either side, or two above it
@@ -279,6 +285,177 @@ def _fits(card: Card, key: _FitKey, rules: FiveHundredRules) -> bool:
 def _extend(meld: TableMeld, cards: Sequence[Card], rules: FiveHundredRules,
             stands_for: Sequence[tuple[Card, Card]] = (), rule: str = "FH-6") -> MeldReading:
     return extend_meld(meld.reading, cards, rules.meld_rules, rules.wilds, stands_for, rule)
+
+
+# ---------------------------------------------------------------- what the listing remembers
+
+_CODE: dict[Card, int] = {Card(r, s): int(r) * 5 + int(s) for r in Rank for s in Suit if (r is Rank.JOKER) == (s is Suit.NONE)}
+_CODES = int(Rank.KING) * 5 + int(Suit.CLUBS) + 1  # card codes, ``rank * 5 + suit``: 0 (a joker) to 69
+_SUIT_SLOTS = int(Suit.CLUBS) + 1
+_RANK_SLOTS = int(Rank.KING) + 1
+
+
+def _by_code() -> list[Card]:
+    cards = [JOKER] * _CODES  # codes no card has are never read
+    for card, code in _CODE.items():
+        cards[code] = card
+    return cards
+
+
+_CARD = _by_code()
+_MEMORY_LIMIT = 1 << 15  # entries remembered per rules in each memory before it is cleared
+_UNKNOWN: tuple[Card, ...] = ()  # a look-up's miss (a remembered best meld is never empty)
+
+
+class _ListingMemory:
+    """What ``legal_actions`` remembers for one rules record: the best meld a pile's bottom card makes (by
+    ``_legal_takes``'s key), the new melds of a hand's melding cards (``_new_melds``), which cards extend each table
+    meld's reading (by the reading's identity: readings are immutable and shared by copies of a state), and per
+    card code its run-position bits and what it counts in hand."""
+
+    __slots__ = ("best", "melds", "fits", "bits", "values")
+
+    def __init__(self, rules: FiveHundredRules) -> None:
+        self.best: dict[int, tuple[Card, ...] | None] = {}
+        self.melds: dict[tuple[int, ...], list[tuple[int, Action]]] = {}
+        self.fits: dict[int, _MeldFit] = {}
+        self.bits = [0] * _CODES
+        self.values = [0] * _CODES
+        for card, code in _CODE.items():
+            self.bits[code] = _position_bits(card, rules.meld_rules)
+            self.values[code] = in_hand_value(card, rules)
+
+
+_memories: dict[FiveHundredRules, _ListingMemory] = {}
+_by_identity: dict[int, tuple[FiveHundredRules, _ListingMemory]] = {}  # the same, found without hashing the record
+
+
+def _memory(rules: FiveHundredRules) -> _ListingMemory:
+    entry = _by_identity.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    memory = _memories.get(rules)
+    if memory is None:
+        if len(_memories) > 64:
+            _memories.clear()
+        memory = _memories[rules] = _ListingMemory(rules)
+    if len(_by_identity) > 64:
+        _by_identity.clear()
+    _by_identity[id(rules)] = (rules, memory)  # holds ``rules``, so its id is not reused while remembered
+    return memory
+
+
+def _block(held: int, own: int) -> int:
+    """The positions of ``held`` (bits) joined to those of ``own`` by unbroken stretches of held positions: with
+    no wilds, the only runs a card at ``own`` can be part of lie there."""
+    block = own
+    while True:
+        grown = block | (block << 1 | block >> 1) & held
+        if grown == block:
+            return block
+        block = grown
+
+
+def _new_melds(hand: Sequence[Card], rules: FiveHundredRules, memory: _ListingMemory) -> list[tuple[int, Action]]:
+    """Each new meld of ``hand`` (``melds_in``) with its points, best first (ties in the finder's order), those
+    whose wilds could be read several ways left out. With no wild in hand, only cards of a rank held three times
+    or in a stretch of three run positions can meld: the melds are those of these cards, remembered by them
+    (a hand keeps its few melding cards for turns while the rest changes). A hand with a wild is remembered whole."""
+    mr = rules.meld_rules
+    codes = sorted([_CODE[c] for c in hand])
+    key: tuple[int, ...]
+    melding: Sequence[Card] = hand
+    if rules.jokers_wild and codes and codes[0] == 0:  # a joker sorts first
+        key = tuple(codes)
+    else:
+        held = [0] * _SUIT_SLOTS
+        ranks = [0] * _RANK_SLOTS
+        bits = memory.bits
+        for code in codes:
+            held[code % 5] |= bits[code]
+            ranks[code // 5] += 1
+        runs = [_stretches(have) if mr.runs else 0 for have in held]
+        keep = [code for code in codes if mr.sets and ranks[code // 5] >= 3 or bits[code] & runs[code % 5]]
+        if not keep:
+            return []  # ``melds_in``'s quick count: no set or run of three
+        key = tuple(keep)
+        melding = [_CARD[code] for code in keep]
+    found = memory.melds.get(key)
+    if found is None:
+        scored: list[tuple[int, Action]] = []
+        for group in melds_in(melding, rules):
+            try:
+                reading = read_meld(group, mr, rules.wilds)
+            except IllegalAction:
+                continue
+            scored.append((meld_points(reading, rules), Meld((Group(group),))))
+        scored.sort(key=lambda t: -t[0])
+        if len(memory.melds) > _MEMORY_LIMIT:
+            memory.melds.clear()
+        found = memory.melds[key] = scored
+    return list(found)
+
+
+def _remember(memory: dict[int, tuple[Card, ...] | None], key: int,
+              best: tuple[Card, ...] | None) -> tuple[Card, ...] | None:
+    if len(memory) > _MEMORY_LIMIT:
+        memory.clear()
+    memory[key] = best
+    return best
+
+
+def _pool(key: int, own: int, suit: int, base: int) -> list[Card]:
+    """The cards a bottom card's no-wild key (``_legal_takes``) stands for: the copies of its rank counted there,
+    and a card at each run position of the stretch other than its own (``own``)."""
+    pool: list[Card] = []
+    for i in range(5):
+        pool.extend([_CARD[base + i]] * (key >> (7 + 3 * i) & 7))
+    block = key >> 22
+    for pos in range(1, 15):
+        if block >> pos & 1 and not own >> pos & 1:
+            pool.append(_CARD[(1 if pos == 14 else pos) * 5 + suit])
+    return pool
+
+
+def _stretches(have: int) -> int:
+    """The positions of ``have`` (bits) in unbroken stretches of three or more."""
+    three = have & have >> 1 & have >> 2  # the lowest position of each three in a row
+    return three | three << 1 | three << 2
+
+
+class _MeldFit:
+    """Which single cards extend one table meld's reading (``_fits``, then ``extension``), by card code (0: not
+    asked yet, 1: it does, 2: it does not): worked out card by card as they are asked about, and kept while the
+    reading stays on the table."""
+
+    __slots__ = ("reading", "kind", "key", "verdicts")
+
+    def __init__(self, meld: TableMeld) -> None:
+        self.reading = meld.reading
+        self.kind = meld.meld_kind
+        self.key = _fit_key(meld)
+        self.verdicts = [0] * _CODES
+
+    def takes(self, card: Card, code: int, rules: FiveHundredRules) -> bool:
+        verdict = self.verdicts[code]
+        if verdict == 0:
+            ok = _fits(card, self.key, rules) and extension(self.reading, (card,), rules.meld_rules,
+                                                            rules.wilds) is not None
+            verdict = self.verdicts[code] = 1 if ok else 2
+        return verdict == 1
+
+
+def _fit_of(meld: TableMeld, rules: FiveHundredRules, memory: _ListingMemory) -> _MeldFit:
+    """The meld's ``_MeldFit``, remembered by its reading's identity (readings are immutable and shared by copies
+    of a state; the entry holds the reading, so its id is not reused while remembered)."""
+    reading = meld.reading
+    fit = memory.fits.get(id(reading))
+    if fit is not None and fit.reading is reading and fit.kind is meld.meld_kind:
+        return fit
+    if len(memory.fits) > _MEMORY_LIMIT:
+        memory.fits.clear()
+    fit = memory.fits[id(reading)] = _MeldFit(meld)
+    return fit
 
 
 # ---------------------------------------------------------------- the engine shared by the three games
@@ -354,23 +531,22 @@ class _FiveHundredFamily:
         if st.phase is Phase.DRAW:
             out: list[Action] = [DrawStock()] if st.stock else [EndTurn()]
             return out + self._legal_takes(st, seat)
+        memory = _memory(rules)
         hand = st.hands[seat]
-        discards: list[Action] = [Discard(c) for c in sorted(set(hand))]
+        distinct = set(hand)  # iterated twice below, in one (hash) order: the lay-offs' ties keep it
+        discards: list[Action] = [Discard(c) for c in sorted(distinct)]
         room = max(MAX_LISTED - len(discards), 12)
-        melds: list[tuple[int, Action]] = []
-        for group in melds_in(hand, rules):
-            try:
-                reading = read_meld(group, rules.meld_rules, rules.wilds)
-            except IllegalAction:
-                continue
-            melds.append((meld_points(reading, rules), Meld((Group(group),))))
-        melds.sort(key=lambda t: -t[0])
+        melds = _new_melds(hand, rules, memory)
         layoffs: list[Action] = []
-        keyed = [(m, _fit_key(m)) for m in st.melds]
-        for card in sorted(set(hand), key=lambda c: -in_hand_value(c, rules)):
-            for m, key in keyed:
-                if _fits(card, key, rules) and self._can_extend(m, (card,), rules):
-                    layoffs.append(LayOff(m.id, (card,)))
+        table = [(m.id, _fit_of(m, rules, memory)) for m in st.melds]
+        if table:
+            values = memory.values
+            for card in sorted(distinct, key=lambda c: -values[_CODE[c]]):
+                code = _CODE[card]
+                for meld_id, fit in table:
+                    verdict = fit.verdicts[code]
+                    if verdict == 1 or verdict == 0 and fit.takes(card, code, rules):
+                        layoffs.append(LayOff(meld_id, (card,)))
         plays = [a for _, a in melds[: room // 2 + max(0, room // 2 - len(layoffs))]]
         plays += layoffs[: room - len(plays)]
         return plays + discards
@@ -380,25 +556,81 @@ class _FiveHundredFamily:
         return extension(meld.reading, cards, rules.meld_rules, rules.wilds) is not None
 
     def _legal_takes(self, st: FiveHundredState, seat: int) -> list[Action]:
-        """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3)."""
+        """One way (the best-scoring new meld, else a lay-off) for each depth of the pile (FH-3).
+
+        Depth by depth, the cards that could join the bottom card (hand plus the cards above it) are counted by
+        fixed slots: the copies held of each card and, per suit, the run positions held. The best meld for a
+        bottom card (``ways_to_meld``'s first) depends only on the copies of its rank, the wilds and the run
+        positions of its suit (with no wilds, only the unbroken stretch through it): remembered under that key,
+        so new hands hit it. Lay-offs read each table meld's remembered cards that extend it (``_MeldFit``)."""
         rules = _st(st)[1]
+        pile = st.discards
+        if not pile:
+            return []
+        memory = _memory(rules)
         hand = st.hands[seat]
         out: list[Action] = []
-        pile = st.discards
-        keyed = [(m, _fit_key(m)) for m in st.melds]
-        for k in range(1, len(pile) + 1):
-            bottom = pile[-k]
-            above = pile[len(pile) - k + 1:]
-            ways = ways_to_meld(bottom, [*hand, *above], rules)
-            if ways:
-                out.append(TakeDiscards(k, meld=Group(ways[0])))
+        table = [(m.id, _fit_of(m, rules, memory)) for m in st.melds]
+        copies = [0] * _CODES
+        held = [0] * _SUIT_SLOTS
+        bits = memory.bits
+        for c in hand:
+            code = _CODE[c]
+            copies[code] += 1
+            held[code % 5] |= bits[code]
+        wild = rules.jokers_wild
+        mr = rules.meld_rules
+        best_of = memory.best
+        n = len(pile)
+        for k in range(1, n + 1):
+            bottom = pile[n - k]
+            code = _CODE[bottom]
+            suit = code % 5
+            base = code - suit
+            best: tuple[Card, ...] | None = None
+            if wild and code == 0:  # a wild bottom card may join anything: no short key
+                ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
+                best = ways[0] if ways else None
+            elif wild and copies[0]:  # wilds may fill gaps: every position of the suit counts
+                key = (copies[0] << 37 | (held[suit] | bits[code]) << 22 | code | copies[base] << 7
+                       | copies[base + 1] << 10 | copies[base + 2] << 13 | copies[base + 3] << 16 | copies[base + 4] << 19)
+                found = best_of.get(key, _UNKNOWN)
+                if found is _UNKNOWN:
+                    ways = ways_to_meld(bottom, [*hand, *pile[n - k + 1:]], rules)
+                    best = _remember(best_of, key, ways[0] if ways else None)
+                else:
+                    best = found
             else:
-                for m, key in keyed:
-                    if _fits(bottom, key, rules) and self._can_extend(m, (bottom,), rules):
-                        out.append(TakeDiscards(k, lay_off_on=m.id))
+                same = copies[base] + copies[base + 1] + copies[base + 2] + copies[base + 3] + copies[base + 4]
+                if _could_meld_bits(same, held[suit], bits[code], mr):  # else ``ways_to_meld`` answers at once
+                    # No wilds: a set of its rank needs two more of that rank, and a run lies in the unbroken
+                    # stretch through it; what cannot make either is left out of the key (and of the pool).
+                    own = bits[code]
+                    block = _block(held[suit] | own, own) if mr.runs else own
+                    if not _stretches(block) & own:
+                        block = own
+                    key = code | block << 22
+                    if mr.sets and same >= 2:
+                        key |= (copies[base] << 7 | copies[base + 1] << 10 | copies[base + 2] << 13
+                                | copies[base + 3] << 16 | copies[base + 4] << 19)
+                    found = best_of.get(key, _UNKNOWN)
+                    if found is _UNKNOWN:
+                        ways = ways_to_meld(bottom, _pool(key, own, suit, base), rules)
+                        best = _remember(best_of, key, ways[0] if ways else None)
+                    else:
+                        best = found
+            if best is not None:
+                out.append(TakeDiscards(k, meld=Group(best)))
+            else:
+                for meld_id, fit in table:
+                    verdict = fit.verdicts[code]
+                    if verdict == 1 or verdict == 0 and fit.takes(bottom, code, rules):
+                        out.append(TakeDiscards(k, lay_off_on=meld_id))
                         break
             if len(out) >= MAX_TAKES:
                 break
+            copies[code] += 1  # the bottom card joins the cards above the next depth's bottom
+            held[suit] |= bits[code]
         return out
 
     def default_action(self, state: HandState, seat: int, missed_turns: int) -> Action:
