@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.rules.cards import shuffled
 from referee.rules.variants import find
 from referee.rules.variants.base import (
     Action,
@@ -21,12 +20,11 @@ from referee.rules.variants.base import (
     EndTurn,
     LayOff,
     Meld,
-    Table,
     TakeDiscards,
-    default_teams,
 )
 from referee.rules.variants.five_hundred import FiveHundredState
 from tests.variants import five_hundred_listing_reference as old
+from tests.variants.listing_oracle import assert_listed_as_before, deal
 
 _OPTIONS = {
     "500-rum": {"scoring": ("simplified", "traditional"), "jokers": ("0", "1", "2")},
@@ -56,11 +54,7 @@ def _compare_along_a_hand(name: str, seats: int, options: dict[str, str], seed: 
                           steps: int, seen: Counter[str] | None = None) -> int:
     """Play one deal; at each decision the listing equals the reference's for every seat. Returns the deepest
     pile seen at a draw; counts the kinds of action listed in ``seen``."""
-    variant = find(name)
-    rules = variant.configure(options, seats)
-    table = Table(seats, seed % seats, 1 + seed % 3, default_teams(variant.team_play, seats), (True,) * seats,
-                  (0,) * seats)
-    state = variant.new_hand(rules, table, shuffled(variant.deck(rules, seats), seed), f"listing:{seed}")
+    variant, state = deal(name, seats, options, seed, 1 + seed % 3)
     assert isinstance(state, FiveHundredState)
     rng = random.Random(seed)
     deepest = 0
@@ -68,11 +62,8 @@ def _compare_along_a_hand(name: str, seats: int, options: dict[str, str], seed: 
         d = variant.decision(state)
         if d is None:
             break
-        for seat in range(seats):
-            new = variant.legal_actions(state, seat)
-            want = old.legal_actions(state, seat)
-            assert new == want, (f"{name} {options} seed {seed} seat {seat} ({len(state.hands[seat])} cards, "
-                                 f"pile {len(state.discards)}, {d.phase}): {new} != {want}")
+        assert_listed_as_before(variant, state, seats, old.legal_actions,
+                                f"{name} {options} seed {seed} (pile {len(state.discards)}, {d.phase})")
         deepest = max(deepest, len(state.discards))
         legal = variant.legal_actions(state, d.seat)
         if seen is not None:

@@ -12,11 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, shuffled
+from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit
 from referee.rules.variants import find
-from referee.rules.variants.base import Action, Discard, DrawStock, Table, default_teams
+from referee.rules.variants.base import Action, Discard, DrawStock
 from referee.rules.variants.oklahoma import OklahomaState, _verdicts_for, read_group
 from tests.variants import oklahoma_listing_reference as old
+from tests.variants.listing_oracle import assert_listed_as_before, deal
 
 _OPTIONS = {
     "fortune": {"max_set": ("4", "unlimited"), "restock": ("turn-over", "shuffle"),
@@ -39,21 +40,15 @@ def _pick(rng: random.Random, legal: list[Action], rich: float) -> Action:
 def _compare_along_a_hand(name: str, seats: int, options: dict[str, str], seed: int, rich: float, steps: int,
                           seen: Counter[str] | None = None) -> None:
     """Play one hand; at each decision the listing equals the reference's for every seat; counts what was listed."""
-    variant = find(name)
-    rules = variant.configure(options, seats)
-    table = Table(seats, seed % seats, 1, default_teams(False, seats), (True,) * seats, (0,) * seats)
-    state = variant.new_hand(rules, table, shuffled(variant.deck(rules, seats), seed), f"listing:{seed}")
+    variant, state = deal(name, seats, options, seed)
     assert isinstance(state, OklahomaState)
     rng = random.Random(seed)
     for _ in range(steps):
         d = variant.decision(state)
         if d is None:
             break
-        for seat in range(seats):
-            new = variant.legal_actions(state, seat)
-            want = old.legal_actions(state, seat)
-            assert new == want, (f"{name} {options} seed {seed} seat {seat} ({len(state.hands[seat])} cards, "
-                                 f"{d.phase}, top {state.discards[-1:]}): {new} != {want}")
+        assert_listed_as_before(variant, state, seats, old.legal_actions,
+                                f"{name} {options} seed {seed} ({d.phase}, top {state.discards[-1:]})")
         legal = variant.legal_actions(state, d.seat)
         if seen is not None:
             seen.update({type(a).__name__ + (":lay" if getattr(a, "lay_off_on", None) is not None else "")

@@ -28,6 +28,7 @@ from referee.rules.variants.base import (
 )
 from referee.rules.variants.skarney import SkarneyState, find_contracts
 from tests.variants import skarney_listing_reference as old
+from tests.variants.listing_oracle import assert_listed_as_before, deal
 
 _QUIET = (Offer, EndTurn, AcceptOffer, DeclineOffer)
 
@@ -46,11 +47,7 @@ def _compare_along_a_hand(variant_name: str, seats: int, options: dict[str, str]
                           rich: float, accept: float, steps: int, seen: Counter[str] | None = None) -> int:
     """Play one hand; at each decision the listing equals the reference's for every seat. Returns the longest hand;
     counts the kinds of action listed in ``seen``."""
-    variant = find(variant_name)
-    rules = variant.configure(options, seats)
-    table = Table(seats, seed % seats, hand_number, default_teams(variant.team_play, seats), tuple([True] * seats),
-                  tuple([0] * seats))
-    state = variant.new_hand(rules, table, shuffled(variant.deck(rules, seats), seed), f"listing:{seed}")
+    variant, state = deal(variant_name, seats, options, seed, hand_number)
     assert isinstance(state, SkarneyState)
     rng = random.Random(seed)
     longest = 0
@@ -58,11 +55,8 @@ def _compare_along_a_hand(variant_name: str, seats: int, options: dict[str, str]
         d = variant.decision(state)
         if d is None:
             break
-        for seat in range(seats):
-            new = variant.legal_actions(state, seat)
-            want = old.legal_actions(variant, state, seat)
-            assert new == want, (f"{variant_name} {options} seed {seed} hand {hand_number} seat {seat} "
-                                 f"({len(state.hands[seat])} cards, {d.phase}): {new} != {want}")
+        assert_listed_as_before(variant, state, seats, lambda st, seat: old.legal_actions(variant, st, seat),
+                                f"{variant_name} {options} seed {seed} hand {hand_number} ({d.phase})")
         longest = max(longest, len(state.hands[d.seat]))
         legal = variant.legal_actions(state, d.seat)
         if seen is not None:
