@@ -20,9 +20,9 @@ from referee.rules.variants.base import (
     Group,
     LayOff,
     Meld,
+    PerRules,
     Phase,
     TakeDiscards,
-    remembered,
 )
 from referee.rules.variants.oklahoma import QUEEN_OF_SPADES, OklahomaRules, OklahomaState, verify_exchange
 
@@ -186,8 +186,4 @@ class _Verdicts:
         return group_extends(self.rules, meld, (card,))
 
 
-_verdicts: dict[OklahomaRules, _Verdicts] = {}
-
-
-def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
-    return remembered(_verdicts, rules, _Verdicts)
+_verdicts_for: PerRules[OklahomaRules, _Verdicts] = PerRules(_Verdicts)  # (the memory, not a rule: base's one now)

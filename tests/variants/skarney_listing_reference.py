@@ -26,9 +26,9 @@ from referee.rules.variants.base import (
     LayOff,
     Meld,
     Offer,
+    PerRules,
     Phase,
     TableMeld,
-    remembered,
 )
 from referee.rules.variants.skarney import (
     SkarneyRules,
@@ -176,11 +176,7 @@ class _Verdicts:
         return verdicts
 
 
-_verdicts: dict[SkarneyRules, _Verdicts] = {}
-
-
-def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
-    return remembered(_verdicts, rules, _Verdicts)
+_verdicts_for: PerRules[SkarneyRules, _Verdicts] = PerRules(_Verdicts)  # (the memory, not a rule: base's one now)
 
 
 # ---------------------------------------------------------------- contract search

@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from referee.rules.cards import Card, Rank, format_cards
 from referee.rules.errors import IllegalAction, InvalidOption
@@ -834,12 +834,29 @@ _Key = TypeVar("_Key")
 _Value = TypeVar("_Value")
 
 
-def remembered(memo: dict[_Key, _Value], key: _Key, make: Callable[[_Key], _Value], limit: int = 64) -> _Value:
-    """``memo[key]``, made by ``make(key)`` the first time; the memo is emptied past ``limit`` entries, so it stays
-    small (a few rules records are in play at once: the options' combinations)."""
-    got = memo.get(key)
-    if got is None:
-        if len(memo) > limit:
-            memo.clear()
-        got = memo[key] = make(key)
-    return got
+class PerRules(Generic[_Key, _Value]):
+    """``make(rules)``, made once per rules record: found by the record's identity first (each match configures a
+    record of its own, and hashing or comparing one, a dataclass of many fields, runs in Python even when compiled:
+    more than the rest of a listing's look-ups), then by its value (equal records of other matches share one). Both
+    memories are emptied past ``limit`` entries, so they stay small (a few rules records are in play at once: the
+    options' combinations); the identity memory holds each record, so its id is not reused while remembered."""
+
+    def __init__(self, make: Callable[[_Key], _Value], limit: int = 64) -> None:
+        self._make = make
+        self._limit = limit
+        self._by_value: dict[_Key, _Value] = {}
+        self._by_identity: dict[int, tuple[_Key, _Value]] = {}
+
+    def __call__(self, rules: _Key) -> _Value:
+        seen = self._by_identity.get(id(rules))
+        if seen is not None and seen[0] is rules:
+            return seen[1]
+        got = self._by_value.get(rules)
+        if got is None:
+            if len(self._by_value) > self._limit:
+                self._by_value.clear()
+            got = self._by_value[rules] = self._make(rules)
+        if len(self._by_identity) > self._limit:
+            self._by_identity.clear()
+        self._by_identity[id(rules)] = (rules, got)
+        return got

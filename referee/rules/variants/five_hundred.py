@@ -56,6 +56,7 @@ from referee.rules.variants.base import (
     LayOff,
     Meld,
     OptionSpec,
+    PerRules,
     Phase,
     PileView,
     SeatView,
@@ -326,23 +327,7 @@ class _ListingMemory:
             self.values[code] = in_hand_value(card, rules)
 
 
-_memories: dict[FiveHundredRules, _ListingMemory] = {}
-_by_identity: dict[int, tuple[FiveHundredRules, _ListingMemory]] = {}  # the same, found without hashing the record
-
-
-def _memory(rules: FiveHundredRules) -> _ListingMemory:
-    entry = _by_identity.get(id(rules))
-    if entry is not None and entry[0] is rules:
-        return entry[1]
-    memory = _memories.get(rules)
-    if memory is None:
-        if len(_memories) > 64:
-            _memories.clear()
-        memory = _memories[rules] = _ListingMemory(rules)
-    if len(_by_identity) > 64:
-        _by_identity.clear()
-    _by_identity[id(rules)] = (rules, memory)  # holds ``rules``, so its id is not reused while remembered
-    return memory
+_memory: PerRules[FiveHundredRules, _ListingMemory] = PerRules(_ListingMemory)
 
 
 def _block(held: int, own: int) -> int:

@@ -56,6 +56,7 @@ from referee.rules.variants.base import (
     LayOff,
     Meld,
     OptionSpec,
+    PerRules,
     Phase,
     PileView,
     SeatView,
@@ -68,7 +69,6 @@ from referee.rules.variants.base import (
     private_event,
     rank_by_totals,
     relaid,
-    remembered,
     require,
     seat_order,
     zone_view,
@@ -1005,21 +1005,7 @@ def _finder_rank(key: int) -> tuple[int, int]:
 _EVERY_CARD: list[Card] = sorted(set(build_deck(1, 1)))  # the 52 cards and the joker, in card order
 _DISCARD_OF: dict[Card, Discard] = {}  # one Discard per card, shared by every listing (actions are immutable)
 
-_verdicts: dict[OklahomaRules, _Verdicts] = {}
-# by the record's identity first: each match configures a record of its own, and hashing or comparing one (the
-# dataclass's 18 fields, in Python even when compiled) cost more than the rest of a listing's look-ups
-_verdicts_by_id: dict[int, tuple[OklahomaRules, _Verdicts]] = {}
-
-
-def _verdicts_for(rules: OklahomaRules) -> _Verdicts:
-    seen = _verdicts_by_id.get(id(rules))
-    if seen is not None and seen[0] is rules:
-        return seen[1]
-    found = remembered(_verdicts, rules, _Verdicts)
-    if len(_verdicts_by_id) > 64:
-        _verdicts_by_id.clear()
-    _verdicts_by_id[id(rules)] = (rules, found)
-    return found
+_verdicts_for: PerRules[OklahomaRules, _Verdicts] = PerRules(_Verdicts)
 
 
 _MAX_SET = OptionSpec("max_set", ("4", "unlimited"), "largest set: 4 cards, or no limit", "FOR-3")

@@ -67,6 +67,7 @@ from referee.rules.variants.base import (
     Meld,
     Offer,
     OptionSpec,
+    PerRules,
     Phase,
     PileView,
     SeatView,
@@ -78,7 +79,6 @@ from referee.rules.variants.base import (
     private_event,
     rank_by_totals,
     relaid,
-    remembered,
     require,
     seat_order,
     zone_view,
@@ -406,11 +406,7 @@ class _Verdicts:
         return verdicts
 
 
-_verdicts: dict[SkarneyRules, _Verdicts] = {}
-
-
-def _verdicts_for(rules: SkarneyRules) -> _Verdicts:
-    return remembered(_verdicts, rules, _Verdicts)
+_verdicts_for: PerRules[SkarneyRules, _Verdicts] = PerRules(_Verdicts)
 
 
 # ---------------------------------------------------------------- contract search
