@@ -248,7 +248,9 @@ def move_entries(variant: str, seats: int, prefix: Sequence[int]) -> tuple[list[
         o = _OFFSETS.get((variant, seats))
         if o is None:
             o = _offsets(variant, seats)
-        _move_entries(variant, prefix, idx, val, o[24], o[25], o[26], o[27], o[28], o[29], o[30], float(o[32]))
+        o_move_kind, o_move_cards, o_move_wilds, o_move_as, o_move_slot, o_move_take, o_move_groups = o[_MOVE:_MOVE + 7]
+        _move_entries(variant, prefix, idx, val, o_move_kind, o_move_cards, o_move_wilds, o_move_as, o_move_slot,
+                      o_move_take, o_move_groups, float(o[_MAX_PILE]))
     return idx, val
 
 
@@ -292,6 +294,8 @@ _SEGMENTS = ("hand", "known", "pile", "pile_top", "pile_depth", "face_up", "in_f
              "active", "partner", "hand_sizes", "totals", "stock_size", "discard_size", "hand_number", "move_kind",
              "move_cards", "move_wilds", "move_as", "move_slot", "move_take", "move_groups")
 _OFFSETS: dict[tuple[str, int], tuple[int, ...]] = {}
+_MOVE = _SEGMENTS.index("move_kind")  # the move's seven segments, in ``_offsets``' tuple
+_MAX_PILE = len(_SEGMENTS) + 1  # the deck's size, in it
 _RELATIVE = [[[(s - me) % n for s in range(n)] for me in range(n)] for n in range(9)]
 _ONES = [1.0] * 256
 # PICK, WILD and AS are consecutive ranges of NUM_CARDS ids in every variant (``ActionSpace``): an id's plane
