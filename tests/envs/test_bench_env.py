@@ -31,5 +31,5 @@ def test_a_loop_by_name_runs_its_steps_and_valgrind_counts_them() -> None:
     run_steps(step, 20, warm=5)
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed: the instruction counts are an option of bench.env")
-    per_step = instructions_per_step("harness", 100)
+    per_step = instructions_per_step("harness", 2000)  # (start-up varies by a few million: 100 steps drowned in it)
     assert per_step is not None and 1_000 < per_step < 10_000_000
