@@ -151,6 +151,26 @@ def find_db(path: str | Path) -> Path:
     return p
 
 
+def connect_wal(path: Path, timeout_s: float = 10.0) -> sqlite3.Connection:
+    """A connection in autocommit (explicit transactions), WAL mode and ``synchronous=NORMAL`` (a commit survives a
+    process kill). Two processes creating the same file at once race to switch it to WAL, and SQLite answers the loser
+    "database is locked" at once, without its busy handler (four ladder services started together lost one in ten):
+    the switch is retried until ``timeout_s``, the same wait the busy handler gives every other statement."""
+    db = sqlite3.connect(path, isolation_level=None, timeout=timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                db.close()
+                raise
+            time.sleep(0.01)
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
 class Store:
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         self.path = Path(path)
@@ -158,9 +178,7 @@ class Store:
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None)  # autocommit; explicit transactions below
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit survives a process kill
+            self.db = connect_wal(self.path)
             self._migrate()
 
     def _migrate(self) -> None:

@@ -33,6 +33,7 @@ from tournaments.ladder.store import (
     tally_game,
 )
 from tournaments.ladder.stores import open_store
+from tournaments.store import connect_wal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,6 +83,27 @@ def test_services_started_at_once_migrate_one_after_another(ladder_db: str | Pat
         assert store.db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
 
 
+def test_connections_creating_one_sqlite_file_at_once_all_get_it_in_wal_mode(tmp_path: Path) -> None:
+    """The race the test above lost one run in ten: SQLite refuses the losers of a switch to WAL at once."""
+    for round_ in range(40):
+        path = tmp_path / f"race-{round_}.db"
+        start = threading.Barrier(4)
+        modes: list[str] = []
+
+        def open_one(path: Path = path, start: threading.Barrier = start, modes: list[str] = modes) -> None:
+            start.wait(10)
+            db = connect_wal(path)
+            modes.append(db.execute("PRAGMA journal_mode").fetchone()[0])
+            db.close()
+
+        threads = [threading.Thread(target=open_one) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert modes == ["wal"] * 4, f"round {round_}"
+
+
 def test_a_game_is_written_once_with_its_faults(ladder_db: str | Path) -> None:
     with open_store(ladder_db) as store, open_store(ladder_db) as other:
         a, b = _two_bots(store)
@@ -117,6 +139,7 @@ def test_a_failed_write_leaves_nothing_of_the_game(ladder_db: str | Path) -> Non
 _KILLED_WRITER = """
 import sys, time
 from tournaments.ladder.stores import open_store
+from tournaments.store import connect_wal
 store = open_store(sys.argv[1])
 a, b = [x.id for x in store.bots()]
 assert store.record_game("d|r0", "d", 0, [a, b], [[0], [1]], [1, 0], "out", [], "m0", "", 1.0)

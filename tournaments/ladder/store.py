@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol, Self
 
 from tournaments.faults import SeatFaults
+from tournaments.store import connect_wal
 
 __all__ = ["BotRow", "GameRow", "FaultSummary", "RatingPoint", "SprtRow", "LadderStore", "SqliteLadderStore",
            "StoreTooNew", "BotExists", "NoSuchBot", "StoreUnavailable", "SCHEMA_VERSION", "MIGRATIONS", "check_name",
@@ -336,9 +337,7 @@ class SqliteLadderStore:
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db = connect_wal(self.path)
         self.db.execute("PRAGMA busy_timeout=10000")  # the CLI and the service share the file
         self.migrate(readonly)
 
