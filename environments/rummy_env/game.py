@@ -96,16 +96,22 @@ def _copy_value(x: Any, memo: dict[int, Any]) -> Any:
             return own
         blank = _blank(t, x)
         memo[id(x)] = blank
-        for name in attrs:
-            if name != "__dict__" and hasattr(x, name):  # an attribute not set yet is left unset
-                setattr(blank, name, _copy_value(getattr(x, name), memo))
+        _copy_attributes(x, blank, memo)
         return blank
     if hasattr(x, "__dict__") and not hasattr(t, "__slots__"):
-        new = object.__new__(t)  # not copy.copy: that would pickle a RummyGame (``__getstate__``) and replay it
+        new = object.__new__(t)  # not copy.copy: that would pickle a RummyGame (``__reduce__``) and replay it
         memo[id(x)] = new
         new.__dict__.update({k: _copy_value(v, memo) for k, v in vars(x).items()})
         return new
     return copy.deepcopy(x, memo)
+
+
+def _copy_attributes(x: Any, into: Any, memo: dict[int, Any], skip: tuple[str, ...] = ()) -> None:
+    """Each attribute of ``x`` copied onto ``into`` (compiled: the class's declared attributes, no ``__dict__``)."""
+    attrs = getattr(type(x), "__mypyc_attrs__", None)
+    for name in attrs if attrs is not None else list(vars(x)):
+        if name != "__dict__" and name not in skip and hasattr(x, name):  # an attribute not set yet is left unset
+            setattr(into, name, _copy_value(getattr(x, name), memo))
 
 
 def _blank(t: type[Any], x: Any) -> Any:
@@ -116,6 +122,18 @@ def _blank(t: type[Any], x: Any) -> Any:
         return Match(x.config)
     new: Any = t.__new__  # a compiled dataclass's own: no ``__init__``, every attribute unset
     return new(t)
+
+
+def _replayed(made: tuple[Any, ...], trail: list[int | Action]) -> RummyGame:
+    """A game made as ``made`` says, and every id and action of ``trail`` taken again (``RummyGame.__reduce__``)."""
+    variant, n, options, seed, max_hands, max_turns, decks = made
+    game = RummyGame(variant, n, options, seed, max_hands, max_turns, decks)
+    for step in trail:
+        if isinstance(step, int):
+            game.step(step)
+        else:
+            game.submit(step)
+    return game
 
 
 class _PublicTable:
@@ -192,21 +210,17 @@ class RummyGame:
         # new one the hand's events
         memo[id(self._trackers)] = {}
         memo[id(self._knowledge)] = {}
-        return _copy_value(self, memo)  # type: ignore[no-any-return]
+        new = RummyGame(self.variant, self.num_players, self.options, match=m)  # no deal: every attribute is then
+        memo[id(self)] = new  # copied over (compiled, it has no ``__dict__`` to fill, and its ``__new__`` runs
+        _copy_attributes(self, new, memo, skip=("_table",))  # ``__init__``); the public table is made again for
+        # the copy's own state
+        return new
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as how it was made and what was played (the match holds a callback pickle cannot write); it
-        is played again on load, the same way, as every step is deterministic given the seed and the decks."""
-        return {"made": self._made, "trail": list(self.trail)}
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        variant, n, options, seed, max_hands, max_turns, decks = saved["made"]
-        self.__init__(variant, n, options, seed, max_hands, max_turns, decks)  # type: ignore[misc]
-        for step in saved["trail"]:
-            if isinstance(step, int):
-                self.step(step)
-            else:
-                self.submit(step)
+        is played again on load, the same way, as every step is deterministic given the seed and the decks. (Not
+        ``__getstate__``: compiled, the class's ``__new__`` runs ``__init__``, which needs its arguments.)"""
+        return _replayed, (self._made, list(self.trail))
 
     # ------------------------------------------------------------ queries
 

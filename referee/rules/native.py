@@ -53,6 +53,7 @@ MODULES = (
     "referee.search.knowledge",  # the cards a seat knows of other hands: fed at every environment step
     "rummy_env.observation",  # the environments' observation tensor (environments/), built at every step
     "rummy_env.actions",  # the environments' action ids: spelled and masked at every step
+    "rummy_env.game",  # the environments' game: a step of every env goes through it
 )
 # a package outside the referee's tree: its folder in the checkout (``source_of``)
 _FOLDERS = {"rummy_env": Path("environments")}
