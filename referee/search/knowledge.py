@@ -264,6 +264,13 @@ class KnowledgeTracker:
                 self._pools = False
 
 
+def _empty_counter() -> Counter[Any]:
+    """An empty ``Counter`` made by ``dict``'s constructor alone: ``Counter.__init__`` (which only calls ``update``
+    with nothing) is Python, about 4,400 instructions a call, and a tracker starts with two per seat, most of its
+    start at every hand of a learning environment."""
+    return Counter.__new__(Counter)
+
+
 class _Tracker:
     def __init__(self, record: SeatRecord, dealt: list[int] | None, pools: bool = True) -> None:
         self.r = record
@@ -274,8 +281,8 @@ class _Tracker:
         self.dealt = dealt
         self.size = [0] * n  # change since the deal
         self.zero = [0] * n  # unseen cards of the deal (pool 0) gained since the deal, less those gone
-        self.known: list[Counter[Card]] = [Counter() for _ in range(n)]
-        self.slots: list[Counter[int]] = [Counter() for _ in range(n)]  # pools >= 1
+        self.known: list[Counter[Card]] = [_empty_counter() for _ in range(n)]
+        self.slots: list[Counter[int]] = [_empty_counter() for _ in range(n)]  # pools >= 1
         self.pile: list[Card | None] = []  # bottom to top; None: a card dealt face up, not identified yet
         self.stock: list[Entry] | None = None  # None: the dealt stock, every card unseen
         self.face_down: list[tuple[Entry, int, int]] = []  # entry, passer, receiver
@@ -496,7 +503,7 @@ class _Tracker:
                 self._merge(old, merged)
             self.slots[seat][merged] += held + zero - 1
             self.zero[seat] -= zero
-            self.known[seat] = Counter()
+            self.known[seat] = _empty_counter()
             return merged
         if self._zero_left(seat):
             self.zero[seat] -= 1
