@@ -12,7 +12,7 @@ import copy
 import enum
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,11 +42,19 @@ class StepResult:
     """What one id did: the move it completed (if any), the points each seat got from hands that ended, and
     whether the game is over."""
 
+    seat: int
+    rewards: list[float]
     action: Action | None = None
-    seat: int = -1
-    rewards: list[float] = field(default_factory=list)
     hands_ended: int = 0
     game_over: bool = False
+
+    def __init__(self, seat: int, rewards: list[float], action: Action | None = None, hands_ended: int = 0,
+                 game_over: bool = False) -> None:  # written, so mypyc compiles it (one a step)
+        self.seat = seat
+        self.rewards = rewards
+        self.action = action
+        self.hands_ended = hands_ended
+        self.game_over = game_over
 
 
 _ATOMIC = (int, float, str, bool, bytes, type(None), frozenset, enum.Enum, type)

@@ -80,6 +80,17 @@ class SeatRecord:
     composition: tuple[tuple[Card, int], ...]
     max_turns: int
 
+    def __init__(self, variant: str, view: SeatView, events: Sequence[Event], public: Any,
+                 face_down: tuple[tuple[Card | None, frozenset[int]], ...], composition: tuple[tuple[Card, int], ...],
+                 max_turns: int) -> None:  # written, so mypyc compiles it (an environment makes one a step)
+        object.__setattr__(self, "variant", variant)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "events", events)
+        object.__setattr__(self, "public", public)
+        object.__setattr__(self, "face_down", face_down)
+        object.__setattr__(self, "composition", composition)
+        object.__setattr__(self, "max_turns", max_turns)
+
     @property
     def seat(self) -> int:
         return self.view.seat
