@@ -73,7 +73,7 @@ class Match:
         v = self.variant
         if not v.min_seats <= config.seats <= v.max_seats:
             raise InvalidOption("BAD_SEAT_COUNT", f"{v.name} is for {v.min_seats} to {v.max_seats} players, not {config.seats}")
-        self.rules = v.configure(config.options, config.seats)
+        self.rules = _configured(v.name, tuple(config.options.items()), config.seats)
         self.teams = self._teams(config)
         self.game = GameState(config.seats, self.teams, [0] * config.seats, eliminated=[False] * config.seats)
         self.dealer = 0
@@ -324,6 +324,15 @@ def rules_hash(variant: Variant, options: Mapping[str, str]) -> str:
     with the same hash were made by the same rules; a replay under another hash may not reproduce."""
     defaults = tuple((o.name, o.default) for o in variant.options)
     return _rules_hash(type(variant).__module__, variant.name, defaults, tuple(options.items()))
+
+
+@lru_cache(maxsize=256)
+def _configured(variant: str, options: tuple[tuple[str, str], ...], seats: int) -> Any:
+    """``variant.configure``, once per variant, options and seat count: a learning environment starts a match every
+    few dozen steps, and reading the options is a tenth of a match's start (Indian: 26 thousand instructions). The
+    rules record is frozen, so matches share it, and the rules core's per-rules memories find it by identity.
+    :raises InvalidOption: (not remembered)"""
+    return find(variant).configure(dict(options), seats)
 
 
 @lru_cache(maxsize=256)
