@@ -8,7 +8,7 @@ visible (and a move of the referee's modules is one edit here).
 
 from __future__ import annotations
 
-from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, format_cards
+from referee.rules.cards import JOKER, NATURAL_RANKS, SUITS, Card, Rank, Suit, format_cards, tally
 from referee.rules.errors import IllegalAction, InvalidAction, InvalidOption, RefereeError
 from referee.rules.match import Match, MatchConfig, MatchOutcome
 from referee.rules.variants import all_variants, find
@@ -47,7 +47,7 @@ from referee.search import (
 )
 
 __all__ = [
-    "JOKER", "NATURAL_RANKS", "SUITS", "Card", "Rank", "Suit", "format_cards",
+    "JOKER", "NATURAL_RANKS", "SUITS", "Card", "Rank", "Suit", "format_cards", "tally",
     "IllegalAction", "InvalidAction", "InvalidOption", "RefereeError",
     "Match", "MatchConfig", "MatchOutcome",
     "KnowledgeMismatch", "KnowledgeTracker", "NotSearchable", "SeatRecord", "know", "sample_states", "seat_record",

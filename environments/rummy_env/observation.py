@@ -11,7 +11,6 @@ two packs and several jokers fit. Seats are relative: plane k is the seat k plac
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -21,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env._core import Card, Event, Phase, SeatView, TableMeld, find, format_cards
+from rummy_env._core import Card, Event, Phase, SeatView, TableMeld, find, format_cards, tally
 from rummy_env.actions import CARD_INDEX, NUM_CARDS, ActionSpace, action_space
 
 __all__ = ["ObservationLayout", "layout", "observation_tensor", "observation_entries", "move_entries", "observation_string", "information_state_string",
@@ -202,7 +201,7 @@ def observation_entries(view: SeatView, known: Sequence[Mapping[Card, int]], pre
         idx = [*pos, *meld_idx]  # (the melds' planes are their own: no position of theirs is counted above)
         val = [*_ONES[:len(pos)], *meld_val] if len(pos) <= len(_ONES) else [*[1.0] * len(pos), *meld_val]
     else:
-        counted = Counter(pos)
+        counted = tally(pos)  # (compiled; ``Counter`` is Python)
         idx = [*counted, *meld_idx]
         val = [*map(float, counted.values()), *meld_val]
     if cols:
@@ -263,7 +262,7 @@ def _move_entries(variant: str, prefix: Sequence[int], idx: list[int], val: list
     picked = [(o_move_cards, o_move_wilds, o_move_as)[plane] + (p - _PICK_BASE) % c for p in prefix[1:]
               if (plane := _MOVE_PLANE_OF.get(p - _PICK_BASE)) is not None]  # PICK, WILD, AS: three ranges of 53
     if picked:
-        counted = Counter(picked)
+        counted = tally(picked)
         idx += counted
         val += map(float, counted.values())
     space = action_space(variant)
@@ -332,7 +331,7 @@ def _meld_positions(m: TableMeld, slot: int, owners: int, slots: int, meld_owner
 def _meld_entries(melds: Sequence[Any], owners: int, slots: int, meld_owner: int, meld_used: int, rel: list[int],
                   n: int, max_melds: int) -> tuple[list[int], list[float]]:
     """The table's melds' entries, counted (two packs put a card twice in an owner's row)."""
-    counted = Counter(chain.from_iterable(
+    counted = tally(chain.from_iterable(
         _meld_positions(m, slot, owners, slots, meld_owner, meld_used, rel, n, max_melds)
         for slot, m in enumerate(melds)))
     return [*counted], [*map(float, counted.values())]
