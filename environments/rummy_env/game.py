@@ -213,15 +213,14 @@ class RummyGame:
         m = self.match
         for fixed in (m.variant, m.rules, m.config, self.space):
             memo[id(fixed)] = fixed
-        memo[id(self._memos)] = {}  # the observation's memo is not copied: a copy starts its own
-        # nor are the knowledge trackers (compiled: no copy of their own): a copy's first ``known_cards`` feeds a
-        # new one the hand's events
-        memo[id(self._trackers)] = {}
-        memo[id(self._knowledge)] = {}
-        new = RummyGame(self.variant, self.num_players, self.options, match=m)  # no deal: every attribute is then
-        memo[id(self)] = new  # copied over (compiled, it has no ``__dict__`` to fill, and its ``__new__`` runs
-        _copy_attributes(self, new, memo, skip=("_table",))  # ``__init__``); the public table is made again for
-        # the copy's own state
+        # made by the constructor over the same match (no deal: compiled, the class has no ``__dict__`` to fill and
+        # its ``__new__`` runs ``__init__``), then every attribute copied over but these, which the copy starts
+        # afresh: the observation's memo, the knowledge trackers (compiled: no copy of their own; a copy's first
+        # ``known_cards`` feeds a new one the hand's events) and what they answered, and the public table (made
+        # again for the copy's own state)
+        new = RummyGame(self.variant, self.num_players, self.options, match=m)
+        memo[id(self)] = new
+        _copy_attributes(self, new, memo, skip=("_memos", "_trackers", "_knowledge", "_table"))
         return new
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:

@@ -139,7 +139,6 @@ def test_a_failed_write_leaves_nothing_of_the_game(ladder_db: str | Path) -> Non
 _KILLED_WRITER = """
 import sys, time
 from tournaments.ladder.stores import open_store
-from tournaments.store import connect_wal
 store = open_store(sys.argv[1])
 a, b = [x.id for x in store.bots()]
 assert store.record_game("d|r0", "d", 0, [a, b], [[0], [1]], [1, 0], "out", [], "m0", "", 1.0)
