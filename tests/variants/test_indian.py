@@ -9,6 +9,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -48,6 +49,7 @@ from referee.rules.variants.indian import (
     _SHARE_UNIT,
     FULL_COUNT,
     IndianRummy,
+    _run_shares,
     _wild_shares,
     card_points,
     find_declaration,
@@ -589,6 +591,29 @@ def test_IND_7_the_quick_test_never_rules_out_a_hand_that_declares(case):
     hand, wilds = case
     shares = _wild_shares(hand, wilds)
     assert sum(shares.get(c, 0) for c in hand) <= sum(c.rank in wilds for c in hand) * _SHARE_UNIT
+
+
+def _every_run_share(masks: np.ndarray) -> np.ndarray:
+    """IND-4 by definition, for many suit masks at once: for each held run position, the least share (L - n) / n
+    over every sequence of length L (3 to 13, never around the corner) through it holding n of the positions."""
+    best = np.full((len(masks), 15), 2 * _SHARE_UNIT, dtype=np.int64)
+    held = [(masks >> p) & 1 for p in range(15)]
+    for length in range(3, 14):
+        for lo in range(1, 16 - length):
+            n = sum(held[p] for p in range(lo, lo + length))
+            share = np.where(n > 0, (length - n) * _SHARE_UNIT // np.maximum(n, 1), 2 * _SHARE_UNIT)
+            for p in range(lo, lo + length):
+                best[:, p] = np.where(held[p] == 1, np.minimum(best[:, p], share), best[:, p])
+    return best
+
+
+def test_IND_7_the_quick_tests_run_shares_are_those_of_every_sequence_for_every_suit_mask():
+    """IND-7's quick test tries only the sequences from one held position to another; over all 2**14 masks of
+    positions 1..14 (an ace holds 1 and 14) that gives each position the least share of every sequence."""
+    masks = np.arange(0, 1 << 15, 2, dtype=np.int64)
+    expected = _every_run_share(masks)
+    for mask, want in zip(masks.tolist(), expected.tolist(), strict=True):
+        assert list(_run_shares(mask)) == want, bin(mask)
 
 
 def test_IND_7_a_hand_of_loose_cards_needs_more_wilds_than_it_holds():

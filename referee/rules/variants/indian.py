@@ -546,20 +546,29 @@ _RUN_SHARES: dict[int, tuple[int, ...]] = {}  # per suit mask: each position's l
 
 def _run_shares(mask: int) -> tuple[int, ...]:
     """For the run positions in ``mask`` (one suit's naturals), the least wild share of any sequence through each
-    one: a sequence spanning L positions holding n of them needs L - n wilds. Remembered: there are 2**14 masks."""
+    one: a sequence spanning L positions holding n of them needs L - n wilds. Remembered: there are 2**14 masks.
+
+    Only sequences from one held position to another need be tried (from ``a`` to ``b``, at least three long, at
+    most 13): any other sequence holds the same cards as the one between its outermost held positions, or that one
+    stretched to three, and is no shorter (tests/rules/test_indian_search.py checks every mask against trying every
+    sequence)."""
     got = _RUN_SHARES.get(mask)
     if got is not None:
         return got
     best = [2 * _SHARE_UNIT] * 15
-    for length in range(3, 14):
-        for lo in range(1, 16 - length):
-            window = ((1 << length) - 1) << lo
-            n = (mask & window).bit_count()
-            if n:
-                share = (length - n) * _SHARE_UNIT // n
-                for p in range(lo, lo + length):
-                    if mask >> p & 1 and share < best[p]:
-                        best[p] = share
+    held = [p for p in range(1, 15) if mask >> p & 1]
+    for i in range(len(held)):
+        a = held[i]
+        for j in range(i, len(held)):
+            b = held[j]
+            span = b - a + 1
+            if span > 13:
+                break
+            n = j - i + 1
+            share = ((span if span > 3 else 3) - n) * _SHARE_UNIT // n
+            for k in range(i, j + 1):
+                if share < best[held[k]]:
+                    best[held[k]] = share
     out = tuple(best)
     _RUN_SHARES[mask] = out
     return out
