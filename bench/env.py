@@ -4,7 +4,8 @@ gin_rummy through its RL environment and RLCard's gin-rummy env, measured in the
 One env: the PettingZoo AEC env driven by ``last()`` and a random allowed id; batched: ``BatchEnv`` of 32 games
 stepped in one call, and ``ProcessBatchEnv`` of 32 games over two worker processes. A step is one action id
 (OpenSpiel's and RLCard's are one action too). Rates are per second of the process's CPU time (the workers' rate
-per second of wall time), so the ratios to the peers hold on a busy machine.
+per second of wall time), and each variant's loops run in turns with the peers' (``interleaved_rates``), so the
+ratios to the peers hold on a busy machine.
 """
 
 from __future__ import annotations
@@ -31,7 +32,29 @@ def _timed(step: Callable[[], int], seconds: float, clock: Callable[[], float] =
     return n / (clock() - start)
 
 
-Step = Callable[[], int]  # one step of a loop: 1 for a step taken, 0 for a reset
+Step = Callable[[], int]  # one step of a loop: 1 for a step taken, 0 for a reset (a batch: its games' steps)
+
+
+def interleaved_rates(loops: dict[str, Step], seconds: float, turn: float = 0.25, warm: float = 0.5) -> dict[str, Rate]:
+    """Each loop's steps per CPU second, the loops run in turns of ``turn`` seconds until each has run ``seconds``,
+    after ``warm`` seconds each (a training run is long: the rules core's memories are warm).
+
+    Loops measured one after another are not comparable here: on this shared machine one loop's rate moved from
+    4,961 to 9,354 steps/s between two 1.5-second measurements in one process (OpenSpiel's, 2026-12-07), so a
+    ratio of two rates taken seconds apart was mostly the machine's. Taken in turns, every loop sees the same
+    slow and fast spells, and their ratio holds where their rates do not."""
+    for step in loops.values():
+        _timed(step, warm)
+    steps = dict.fromkeys(loops, 0)
+    spent = dict.fromkeys(loops, 0.0)
+    while min(spent.values()) < seconds:
+        for name, step in loops.items():
+            n, start = 0, time.process_time()
+            while (took := time.process_time() - start) < turn:
+                n += step()
+            steps[name] += n
+            spent[name] += took
+    return {name: steps[name] / spent[name] for name in loops}
 
 
 def single_steps(variant: str) -> Step:
@@ -132,7 +155,8 @@ def rules_core_rate(variant: str, seconds: float) -> Rate:
     return ids / spent
 
 
-def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
+def batched_steps(variant: str, num_envs: int = 32) -> Step:
+    """``BatchEnv`` of ``num_envs`` games, a random allowed id for each: one call steps them all."""
     from rummy_env.vector import BatchEnv
 
     env = BatchEnv(variant, num_envs, SEATS[variant])
@@ -143,7 +167,11 @@ def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
         env.step(env.random_ids(rng))
         return num_envs
 
-    return _timed(step, seconds)
+    return step
+
+
+def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
+    return _timed(batched_steps(variant, num_envs), seconds)
 
 
 def processes_rate(variant: str, seconds: float, num_envs: int = 32, workers: int = 2) -> Rate:
@@ -275,34 +303,44 @@ def instructions(variants: tuple[str, ...], steps: int = 2000) -> dict[str, obje
 
 
 def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int = 2, repeat: int = 1) -> dict[str, object]:
-    """Every figure is the best of ``repeat`` rounds, each round measuring the peers and every variant in turn:
-    on a shared machine the other tenants' load comes and goes (one round's figures moved by a third from the
-    next's), and the best is the round least disturbed, for the peers as for ours."""
-    best: dict[str, float] = {}
+    """``repeat`` rounds; in each, every variant's single env, its batch and the two peers run in turns
+    (``interleaved_rates``), so each ratio is taken over the same spells of the machine's load; every figure is the
+    median of the rounds' (a ratio: of the rounds' ratios). The rules core alone, the loop alone and the worker
+    processes (wall time) are measured on their own, the median of the rounds' too."""
+    rounds: dict[str, list[float]] = {}
 
     def keep(key: str, rate: Rate | None) -> None:
         if rate is not None:
-            best[key] = max(best.get(key, 0.0), rate)
+            rounds.setdefault(key, []).append(rate)
 
     for _ in range(repeat):
-        keep("openspiel", openspiel_rate(seconds))
-        keep("rlcard", rlcard_rate(seconds))
+        peers: dict[str, Step] = {}
+        for name, make in (("openspiel", openspiel_steps), ("rlcard", rlcard_steps)):
+            peer = make()
+            if peer is not None:
+                peers[name] = peer
         keep("harness", harness_rate(seconds))
         for v in variants:
-            keep(f"single {v}", single_rate(v, seconds))
+            got = interleaved_rates({"single": single_steps(v), "batched": batched_steps(v), **peers}, seconds,
+                                    turn=min(0.25, seconds), warm=min(0.5, seconds))
+            keep(f"single {v}", got["single"])
+            keep(f"batched {v}", got["batched"])
+            keep(f"batched over single {v}", got["batched"] / got["single"])
+            for name in peers:
+                keep(name, got[name])
+                keep(f"{name} ratio {v}", got["single"] / got[name])
             keep(f"rules core {v}", rules_core_rate(v, seconds))
-            keep(f"batched {v}", batched_rate(v, seconds))
             keep(f"processes {v}", processes_rate(v, seconds, workers=workers))
+    best = {key: float(np.median(values)) for key, values in rounds.items()}
     single = {v: best[f"single {v}"] for v in variants}
     batched = {v: best[f"batched {v}"] for v in variants}
     processes = {v: best[f"processes {v}"] for v in variants}
     floor = {v: best[f"rules core {v}"] for v in variants}
-    os_rate, rl_rate = best.get("openspiel"), best.get("rlcard")
     harness = best["harness"]
     return {
         "env_steps_per_s": single,
         "env_batched_steps_per_s": batched,
-        "env_batched_over_single": {v: batched[v] / single[v] for v in variants},
+        "env_batched_over_single": {v: best[f"batched over single {v}"] for v in variants},
         f"env_batched_{workers}_processes_steps_per_s": processes,
         "env_processes_over_single_per_core": {v: processes[v] / single[v] / workers for v in variants},
         "env_rules_core_steps_per_s": floor,
@@ -310,10 +348,11 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
         "env_harness_steps_per_s": harness,
         # no env can step faster than its rules core's calls plus the loop that drives it
         "env_ceiling_steps_per_s": {v: 1.0 / (1.0 / floor[v] + 1.0 / harness) for v in variants},
-        "env_openspiel_gin_rummy_steps_per_s": os_rate,
-        "env_rlcard_gin_rummy_steps_per_s": rl_rate,
-        "env_ratio_to_openspiel": {v: single[v] / os_rate if os_rate else None for v in variants},
-        "env_ratio_to_rlcard": {v: single[v] / rl_rate if rl_rate else None for v in variants},
+        "env_openspiel_gin_rummy_steps_per_s": best.get("openspiel"),
+        "env_rlcard_gin_rummy_steps_per_s": best.get("rlcard"),
+        "env_ratio_to_openspiel": {v: best.get(f"openspiel ratio {v}") for v in variants},
+        "env_ratio_to_rlcard": {v: best.get(f"rlcard ratio {v}") for v in variants},
+        "env_spread": {key: [min(values), max(values)] for key, values in rounds.items() if "ratio" in key},
     }
 
 
@@ -328,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
     p.add_argument("--variants", nargs="+", default=list(SEATS), choices=list(SEATS))
-    p.add_argument("--repeat", type=int, default=1, help="rounds; each figure is the best of them")
+    p.add_argument("--repeat", type=int, default=1, help="rounds; each figure is the median of them")
     p.add_argument("--write", type=Path, default=None, help="merge the figures into this JSON file")
     p.add_argument("--instructions", action="store_true",
                    help="also count each single-stream loop's instructions per step with valgrind (minutes)")

@@ -144,7 +144,7 @@ def bench_scaling(res: dict[str, Any], seconds: float, repeat: int, quick: bool)
 
 def bench_env(res: dict[str, Any], seconds: float, repeat: int) -> None:
     """rummy_env's steps/s (observation and mask each step), single and batched, beside OpenSpiel's and RLCard's;
-    each figure the best of ``repeat`` rounds."""
+    each figure the median of ``repeat`` rounds, the ratios taken over loops run in turns."""
     from bench import env
 
     res.update(env.run(seconds, repeat=repeat))

@@ -4,10 +4,11 @@ rate read from a real run, and the ceiling is below both of its parts (the rules
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 
 import pytest
 
-from bench.env import harness_rate, instructions_per_step, loop, rules_core_rate, run, run_steps
+from bench.env import harness_rate, instructions_per_step, interleaved_rates, loop, rules_core_rate, run, run_steps
 
 
 def test_one_short_round_gives_every_figure() -> None:
@@ -18,6 +19,28 @@ def test_one_short_round_gives_every_figure() -> None:
         assert res[key]["indian"] > 0, key  # type: ignore[index]
     floor, harness = res["env_rules_core_steps_per_s"]["indian"], res["env_harness_steps_per_s"]  # type: ignore[index]
     assert res["env_ceiling_steps_per_s"]["indian"] < min(floor, harness)  # type: ignore[index]
+    for peer in ("openspiel", "rlcard"):
+        if res[f"env_{peer}_gin_rummy_steps_per_s"] is not None:  # installed by ``.[envs]``
+            assert res[f"env_ratio_to_{peer}"]["indian"] > 0  # type: ignore[index]
+            low, high = res["env_spread"][f"{peer} ratio indian"]  # type: ignore[index]
+            assert 0 < low <= high
+
+
+def test_loops_measured_in_turns_each_run_many_turns_and_count_every_step() -> None:
+    """The ratios are taken over loops run in turns: each loop runs again after the others, not once for all its
+    time, and a batch's step counts all its games."""
+    order: list[str] = []
+
+    def loop_of(name: str, steps: int) -> Callable[[], int]:
+        def step() -> int:
+            if not order or order[-1] != name:
+                order.append(name)
+            return steps
+        return step
+
+    rates = interleaved_rates({"a": loop_of("a", 1), "b": loop_of("b", 32)}, seconds=0.06, turn=0.01, warm=0.01)
+    assert order[:2] == ["a", "b"] and order.count("a") >= 4 and order.count("b") >= 4  # warm-up, then >= 3 turns
+    assert rates["a"] > 0 and rates["b"] > rates["a"]
 
 
 def test_the_floor_replays_whole_games_of_random_ids() -> None:
