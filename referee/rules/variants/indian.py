@@ -550,7 +550,7 @@ def _run_shares(mask: int) -> tuple[int, ...]:
 
     Only sequences from one held position to another need be tried (from ``a`` to ``b``, at least three long, at
     most 13): any other sequence holds the same cards as the one between its outermost held positions, or that one
-    stretched to three, and is no shorter (tests/rules/test_indian_search.py checks every mask against trying every
+    stretched to three, and is no shorter (tests/variants/test_indian.py checks every mask against trying every
     sequence)."""
     got = _RUN_SHARES.get(mask)
     if got is not None:
