@@ -296,7 +296,9 @@ class Chooser:
 
     def __init__(self, space: ActionSpace, legal: Sequence[Action], slots: dict[int, int]) -> None:
         self.space = space
-        self.actions: list[Action] = list(dict.fromkeys(legal))  # an action listed twice is one action
+        # the rules core lists each action once (tests/envs/test_actions.py): not deduplicated here, which hashed
+        # every action of every decision (a meld's hash is its groups' and cards', a twentieth of an Iceberg step)
+        self.actions: list[Action] = list(legal)
         self._slots = slots
         self.first: list[int] = [space.first(a, slots) for a in self.actions]
         self._spelled: list[tuple[int, ...] | None] = [None] * len(self.actions)
@@ -357,7 +359,7 @@ class Chooser:
         if depth == 0 and len(alive) > 1:  # a compound move opens (a one-id move is one action): no two alike
             seen: dict[tuple[int, ...], int] = {}
             for i in alive:
-                if (other := seen.setdefault(self._spell(i), i)) != i:
+                if (other := seen.setdefault(self._spell(i), i)) != i and self.actions[other] != self.actions[i]:
                     raise ActionCodeError(f"{self.space.variant}: {self.actions[other]!r} and {self.actions[i]!r} "
                                           f"have one spelling {self._spell(i)}")
         self.prefix.append(action_id)
