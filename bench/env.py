@@ -76,13 +76,9 @@ def single_steps(variant: str) -> Step:
     return step
 
 
-def single_rate(variant: str, seconds: float) -> Rate:
-    return _timed(single_steps(variant), seconds)
-
-
 class _StubAEC:
     """An env that does nothing: ``last()`` hands back one observation (a mask allowing ``allowed`` ids of 700, as
-    a decision under random play does), ``step`` takes the id. What ``single_rate``'s loop costs by itself."""
+    a decision under random play does), ``step`` takes the id. What ``single_steps``' loop costs by itself."""
 
     def __init__(self, allowed: int = 12) -> None:
         mask = np.zeros(700, dtype=np.int8)
@@ -170,10 +166,6 @@ def batched_steps(variant: str, num_envs: int = 32) -> Step:
     return step
 
 
-def batched_rate(variant: str, seconds: float, num_envs: int = 32) -> Rate:
-    return _timed(batched_steps(variant, num_envs), seconds)
-
-
 def processes_rate(variant: str, seconds: float, num_envs: int = 32, workers: int = 2) -> Rate:
     from rummy_env.vector import ProcessBatchEnv
 
@@ -230,16 +222,6 @@ def rlcard_steps() -> Step | None:
         return 1
 
     return step
-
-
-def openspiel_rate(seconds: float) -> Rate | None:
-    step = openspiel_steps()
-    return None if step is None else _timed(step, seconds)
-
-
-def rlcard_rate(seconds: float) -> Rate | None:
-    step = rlcard_steps()
-    return None if step is None else _timed(step, seconds)
 
 
 def loop(name: str) -> Step | None:
@@ -314,11 +296,7 @@ def run(seconds: float, variants: tuple[str, ...] = tuple(SEATS), workers: int =
             rounds.setdefault(key, []).append(rate)
 
     for _ in range(repeat):
-        peers: dict[str, Step] = {}
-        for name, make in (("openspiel", openspiel_steps), ("rlcard", rlcard_steps)):
-            peer = make()
-            if peer is not None:
-                peers[name] = peer
+        peers = {name: peer for name in ("openspiel", "rlcard") if (peer := loop(name)) is not None}  # installed ones
         keep("harness", harness_rate(seconds))
         for v in variants:
             got = interleaved_rates({"single": single_steps(v), "batched": batched_steps(v), **peers}, seconds,
