@@ -1,5 +1,5 @@
 """What the ladder's end-to-end tests share: the CLI as a user runs it, waiting for a condition, the leaderboard,
-the store a ladder keeps its results in (SQLite or PostgreSQL) read back."""
+the referee's Prometheus series, the store a ladder keeps its results in (SQLite or PostgreSQL) read back."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from tournaments.ladder.store import FaultSummary, GameRow
 from tournaments.ladder.stores import open_store
@@ -64,6 +66,12 @@ def leaderboard(web: str) -> dict[str, dict[str, Any]]:
             return {b["bot"]: b for b in json.loads(r.read())["bots"]}
     except OSError:
         return {}
+
+
+def metric_sum(page: str, name: str) -> float:
+    """The sum of series ``name``'s samples over every label in a Prometheus text ``page`` (the ladder's
+    ``/metrics``: the embedded referee's counters)."""
+    return sum(s.value for family in text_string_to_metric_families(page) for s in family.samples if s.name == name)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from tests.serving import free_port
-from tests.tournaments.ladder_helpers import ENV, ROOT, Backend
+from tests.tournaments.ladder_helpers import ENV, ROOT, Backend, metric_sum
 from tests.tournaments.ladder_helpers import ladder_here as _cli
 from tests.tournaments.ladder_helpers import leaderboard as _board
 from tests.tournaments.ladder_helpers import wait_for as _wait
@@ -202,6 +202,11 @@ def _json(url: str) -> Any:
         return json.loads(r.read())
 
 
+def _metric(web: str, name: str) -> float:
+    with urllib.request.urlopen(f"{web}/metrics", timeout=5) as r:
+        return metric_sum(r.read().decode(), name)
+
+
 def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_sprt_verdict(
         tmp_path: Path, backend: Backend, go_greedy: Path | None) -> None:
     tmp, games = tmp_path, 100 if backend.full else 40
@@ -252,16 +257,11 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
             p.wait(10)
         settled: list[Any] = []
 
-        def live_matches() -> float:
-            with urllib.request.urlopen(f"{web}/metrics", timeout=5) as r:
-                return sum(float(line.rsplit(" ", 1)[1]) for line in r.read().decode().splitlines()
-                           if line.startswith("rummy_live_matches"))
-
         def quiet() -> bool:
             # a game the killed bots were in ends later (by the rules, once their time is up): until every match is
             # over, readings start again. The board is answered from a build at most one reading old (built anew
             # behind it), so two equal readings taken with no match live are the board of every game
-            if live_matches():
+            if _metric(web, "rummy_live_matches"):
                 settled.clear()
                 return False
             now = _json(f"{web}/api/leaderboard")
@@ -271,11 +271,8 @@ def test_bots_in_three_languages_play_a_hundred_games_and_a_new_version_gets_an_
         _wait("the ladder quiet", lambda: (time.sleep(1.5), quiet())[1], timeout=90)
         final = settled[-1]
         assert final["games"] >= games and {b["bot"] for b in final["bots"]} == set(commands)
-        with urllib.request.urlopen(f"{web}/metrics", timeout=5) as r:  # the embedded referee's Prometheus page
-            scraped = r.read().decode()
-        finished = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()
-                       if line.startswith("rummy_matches_finished_total{"))
-        assert finished >= final["games"], scraped[:2000]
+        finished = _metric(web, "rummy_matches_finished_total")
+        assert finished >= final["games"], finished
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-dev-shm-usage"])
             try:

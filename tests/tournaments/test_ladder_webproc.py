@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.service.limits import DEFAULT_LIMITS
-from tests.tournaments.ladder_helpers import ENV
+from tests.tournaments.ladder_helpers import ENV, metric_sum
 from tests.tournaments.ladder_helpers import ladder_here as _cli
 from tests.tournaments.ladder_helpers import leaderboard as _board
 from tests.tournaments.ladder_helpers import wait_for as _wait
@@ -113,8 +113,7 @@ def test_the_page_is_a_process_of_its_own_and_the_ladder_plays_on_while_a_client
         status, body = _get(f"{web}/api/bots/nobody")
         assert status == 404 and json.loads(body)["reason"] == "NO_SUCH_BOT"
         scraped = _get(f"{web}/metrics")[1].decode()  # the referee's counters, from the service's memory
-        finished_total = sum(float(line.rsplit(" ", 1)[1]) for line in scraped.splitlines()
-                             if line.startswith("rummy_matches_finished_total{"))
+        finished_total = metric_sum(scraped, "rummy_matches_finished_total")
         assert finished_total >= 4 and "rummy_connected_bots 2.0" in scraped, scraped[:1000]
         # bounded as the referee's viewer: one address holding its share of connections is refused more (503)
         host, port = urllib.parse.urlsplit(web).hostname, urllib.parse.urlsplit(web).port
